@@ -1,0 +1,48 @@
+# The README's two commands: `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+LINT_DIR := tests/cypher_lint
+
+.PHONY: setup demo test lint unit integration bench clean
+
+setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed
+
+# torch first, pinned: `torch==2.13.0` is a CPU build on this machine's disk; an unpinned
+# torch pulled in by sentence-transformers would be a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+$(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
+	cd $(LINT_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+demo: setup
+	$(BIN)/graphmem ingest examples/conversation.jsonl --space demo
+	$(BIN)/graphmem search "What did Maya adopt, and when?" --space demo -k 5
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+# pytest exits 5 when it collected nothing: that is a failure here, not a pass.
+test: lint
+	$(BIN)/python -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+unit: setup
+	$(BIN)/python -m pytest tests/unit
+
+integration: setup
+	$(BIN)/python -m pytest tests/integration
+
+bench: setup
+	$(BIN)/python benchmarks/foundation.py
+
+clean:
+	rm -rf $(VENV) $(LINT_DIR)/node_modules build dist *.egg-info

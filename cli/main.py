@@ -1,0 +1,59 @@
+"""`graphmem`: the command line. Heavy modules (torch, drivers) load inside commands only, so
+`graphmem --help` stays instant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from . import admin, conversation, experience, facts, insights, server
+from .common import STATE
+
+app = typer.Typer(
+    name="graphmem",
+    help="Graph memory for LLM agents on Neo4j or an embedded FalkorDB.\n\n"
+    "With GRAPHMEM_URI unset everything runs on an embedded FalkorDB under ~/.graphmem, started "
+    "on first use. Point GRAPHMEM_URI at neo4j://host:7687 (with GRAPHMEM_PASSWORD) for Neo4j.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def main(
+    uri: str | None = typer.Option(
+        None,
+        "--uri",
+        help="Engine URI; unset = embedded FalkorDB [env: GRAPHMEM_URI]",
+        show_default=False,
+    ),
+    database: str | None = typer.Option(
+        None,
+        "--database",
+        help="Neo4j database or FalkorDB graph [env: GRAPHMEM_DATABASE]",
+        show_default=False,
+    ),
+    home: Path | None = typer.Option(
+        None,
+        "--home",
+        help="Embedded server data and secrets [env: GRAPHMEM_HOME]",
+        show_default=False,
+    ),
+) -> None:
+    overrides = {"uri": uri, "database": database, "home": home}
+    STATE.overrides = {k: v for k, v in overrides.items() if v is not None}
+    STATE.memory = None
+
+
+app.add_typer(server.app, name="server")
+admin.register(app)
+conversation.register(app)
+facts.register(app)
+insights.register(app)
+experience.register(app)
+
+
+def run() -> None:
+    app()

@@ -1,0 +1,62 @@
+"""`graphmem server start|stop|status`: the embedded FalkorDB server of this graphmem home."""
+
+from __future__ import annotations
+
+import typer
+
+from .common import emit_json, handle_errors, settings
+
+app = typer.Typer(
+    help="Manage the embedded FalkorDB server (used when GRAPHMEM_URI is unset). It listens on "
+    "127.0.0.1 only, with a generated password kept in GRAPHMEM_HOME, and persists to an "
+    "append-only file. Other commands start it on first use.",
+    no_args_is_help=True,
+)
+
+
+def _server():  # type: ignore[no-untyped-def]
+    from graphmem_neo4j.errors import ConfigError
+    from graphmem_neo4j.store import embedded_server
+
+    current = settings()
+    if not current.engine().embedded:
+        raise ConfigError(
+            "GRAPHMEM_URI is set, so there is no embedded server to manage; unset it to use one"
+        )
+    return embedded_server(current)
+
+
+def _print(status: dict[str, object], as_json: bool) -> None:
+    if as_json:
+        emit_json(status)
+        return
+    state = "running" if status["running"] else "stopped"
+    typer.echo(f"embedded FalkorDB: {state}")
+    for key in ("pid", "host", "port", "data_dir", "aof_bytes", "password_file"):
+        if status.get(key) is not None:
+            typer.echo(f"  {key}: {status[key]}")
+
+
+@app.command()
+@handle_errors
+def start(as_json: bool = typer.Option(False, "--json", help="Print status as JSON")) -> None:
+    """Start the server (no-op when it already runs) and wait until its data is loaded."""
+    _print(_server().ensure_running().as_dict(), as_json)
+
+
+@app.command()
+@handle_errors
+def stop(as_json: bool = typer.Option(False, "--json", help="Print the result as JSON")) -> None:
+    """Stop the server; it flushes its append-only file first."""
+    stopped = _server().stop()
+    if as_json:
+        emit_json({"stopped": stopped})
+    else:
+        typer.echo("stopped" if stopped else "not running")
+
+
+@app.command()
+@handle_errors
+def status(as_json: bool = typer.Option(False, "--json", help="Print status as JSON")) -> None:
+    """Say whether the server runs, where, and how much it has stored."""
+    _print(_server().status().as_dict(), as_json)

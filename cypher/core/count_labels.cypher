@@ -1,0 +1,5 @@
+MATCH (n)
+WHERE n.space = $space
+UNWIND labels(n) AS label
+RETURN label, count(*) AS count
+ORDER BY label

@@ -1,0 +1,3 @@
+MATCH (s:Space)
+RETURN s.id AS id, s.created_at AS created_at
+ORDER BY id

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Space) ON (n.space, n.id)

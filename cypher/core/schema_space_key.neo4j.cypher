@@ -1,0 +1,2 @@
+CREATE CONSTRAINT space_key IF NOT EXISTS
+FOR (n:Space) REQUIRE (n.space, n.id) IS UNIQUE

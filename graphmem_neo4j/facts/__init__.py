@@ -1,0 +1,1 @@
+"""The facts memory layer."""

@@ -1,0 +1,1 @@
+"""The insights memory layer."""

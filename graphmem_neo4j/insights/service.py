@@ -1,0 +1,13 @@
+"""The insights layer's service: the only code that writes its part of the graph."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..memory import GraphMemory
+
+
+class InsightService:
+    def __init__(self, memory: GraphMemory) -> None:
+        self.memory = memory

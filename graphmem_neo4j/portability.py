@@ -1,0 +1,270 @@
+"""`graphmem export` / `graphmem import`: a portable JSONL dump of one space.
+
+It is the migration path from the embedded engine to Neo4j (and back). Line 1 is a header,
+then one line per node, one per relationship, and a footer with counts and a content hash
+that does not depend on the engine or the space name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import InputError, SchemaMismatch
+from .memory import GraphMemory
+from .schema import labels as known_labels
+from .schema import read_state
+from .schema import relationships as known_relationships
+from .spaces import validate_space
+
+FORMAT = "graphmem-export"
+VERSION = 1
+_SKIPPED_LABELS = ("Space",)  # implied by the header; re-created under the target space
+
+
+@dataclass(frozen=True)
+class DumpSummary:
+    space: str
+    nodes: int
+    relationships: int
+    sha256: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "space": self.space,
+            "nodes": self.nodes,
+            "relationships": self.relationships,
+            "sha256": self.sha256,
+        }
+
+
+def _f32(value: Any) -> Any:
+    """Round floats to float32 so a hash survives FalkorDB's vecf32 storage."""
+    if isinstance(value, float):
+        return struct.unpack("f", struct.pack("f", value))[0]
+    if isinstance(value, list):
+        return [_f32(v) for v in value]
+    return value
+
+
+def _canonical(record: dict[str, Any]) -> str:
+    clean = {k: _f32(v) for k, v in record.items()}
+    return json.dumps(clean, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class ContentHash:
+    """Order-independent hash over node and relationship records (space name excluded)."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+
+    def add(self, record: dict[str, Any]) -> None:
+        self._lines.append(_canonical(record))
+
+    def hexdigest(self) -> str:
+        digest = hashlib.sha256()
+        for line in sorted(self._lines):
+            digest.update(line.encode("utf-8"))
+            digest.update(b"\n")
+        return digest.hexdigest()
+
+
+def _node_record(label: str, props: dict[str, Any]) -> dict[str, Any]:
+    props = {k: v for k, v in props.items() if k != "space"}
+    return {"kind": "node", "label": label, "id": props.pop("id"), "props": props}
+
+
+def dump_records(memory: GraphMemory, space: str) -> Iterator[dict[str, Any]]:
+    """Node then relationship records of a space, read in one consistent query."""
+    memory.require_space(space)
+    rows = memory.store.read("core/export_space", {"space": space})
+    rels: list[dict[str, Any]] = []
+    for row in rows:
+        if row["label"] in _SKIPPED_LABELS:
+            continue
+        yield _node_record(row["label"], dict(row["props"]))
+        for rel in row["rels"] or []:
+            if rel is None:
+                continue
+            props = dict(rel["props"] or {})
+            rels.append(
+                {
+                    "kind": "rel",
+                    "type": rel["type"],
+                    "source": row["props"]["id"],
+                    "source_label": row["label"],
+                    "target": rel["target"],
+                    "target_label": rel["target_label"],
+                    "props": props,
+                }
+            )
+    rels.sort(key=lambda r: (r["type"], r["source"], r["target"], str(r["props"].get("id", ""))))
+    yield from rels
+
+
+def export_space(memory: GraphMemory, space: str, out: IO[str]) -> DumpSummary:
+    state = read_state(memory.store)
+    header = {
+        "kind": "header",
+        "format": FORMAT,
+        "version": VERSION,
+        "space": space,
+        "engine": memory.store.dialect,
+        "embedding_model": state.embedding_model,
+        "embedding_dimension": state.embedding_dimension,
+    }
+    out.write(json.dumps(header) + "\n")
+    digest = ContentHash()
+    counts = {"node": 0, "rel": 0}
+    for record in dump_records(memory, space):
+        digest.add(record)
+        counts[record["kind"]] += 1
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    summary = DumpSummary(space, counts["node"], counts["rel"], digest.hexdigest())
+    footer = {"kind": "footer", **summary.as_dict()}
+    out.write(json.dumps(footer) + "\n")
+    return summary
+
+
+def space_digest(memory: GraphMemory, space: str) -> DumpSummary:
+    """Counts and content hash of a space as it is stored now."""
+    digest = ContentHash()
+    counts = {"node": 0, "rel": 0}
+    for record in dump_records(memory, space):
+        digest.add(record)
+        counts[record["kind"]] += 1
+    return DumpSummary(space, counts["node"], counts["rel"], digest.hexdigest())
+
+
+def _read_dump(path: Path) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]]:
+    source = str(path)
+    header: dict[str, Any] | None = None
+    records: list[tuple[int, dict[str, Any]]] = []
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", source=source) from e
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
+                if not isinstance(record, dict) or "kind" not in record:
+                    raise InputError("expected an object with 'kind'", source=source, line=number)
+                if header is None:
+                    if record.get("kind") != "header" or record.get("format") != FORMAT:
+                        raise InputError(
+                            f"not a graphmem export (no '{FORMAT}' header)",
+                            source=source,
+                            line=number,
+                        )
+                    header = record
+                    continue
+                records.append((number, record))
+        except UnicodeDecodeError as e:
+            raise InputError(f"not valid UTF-8: {e.reason}", source=source) from e
+    if header is None:
+        raise InputError("empty file", source=source)
+    return header, records
+
+
+def _validate(records: list[tuple[int, dict[str, Any]]], source: str) -> None:
+    node_labels = known_labels()
+    rel_types = known_relationships()
+    for number, record in records:
+        kind = record.get("kind")
+        if kind == "node":
+            if record.get("label") not in node_labels or record["label"] in _SKIPPED_LABELS:
+                raise InputError(
+                    f"unknown node label {record.get('label')!r}",
+                    source=source,
+                    line=number,
+                    field="label",
+                )
+            if not isinstance(record.get("id"), str) or not isinstance(record.get("props"), dict):
+                raise InputError(
+                    "a node needs a string 'id' and a 'props' object", source=source, line=number
+                )
+        elif kind == "rel":
+            if record.get("type") not in rel_types:
+                raise InputError(
+                    f"unknown relationship type {record.get('type')!r}",
+                    source=source,
+                    line=number,
+                    field="type",
+                )
+            rel = rel_types[record["type"]]
+            if (record.get("source_label"), record.get("target_label")) != (rel.source, rel.target):
+                raise InputError(
+                    f"{rel.name} must go from {rel.source} to {rel.target}",
+                    source=source,
+                    line=number,
+                )
+        elif kind != "footer":
+            raise InputError(
+                f"unknown record kind {kind!r}", source=source, line=number, field="kind"
+            )
+
+
+def import_dump(
+    memory: GraphMemory,
+    path: Path,
+    *,
+    space: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> DumpSummary:
+    """Load a dump into `space` (default: the space it was exported from). Idempotent: nodes
+    are merged on (space, id), keyed relationships on their id."""
+    header, records = _read_dump(path)
+    target = validate_space(space or str(header.get("space", "")), source=str(path))
+    _validate(records, str(path))
+    state = read_state(memory.store)
+    dim = header.get("embedding_dimension")
+    if (
+        state.embedding_dimension is not None
+        and dim is not None
+        and (
+            dim != state.embedding_dimension
+            or header.get("embedding_model") != state.embedding_model
+        )
+    ):
+        raise SchemaMismatch(
+            f"{path} holds {dim}-d embeddings from '{header.get('embedding_model')}', this graph "
+            f"{state.embedding_dimension}-d from '{state.embedding_model}'"
+        )
+    memory.ensure_space(target)
+    batch = memory.settings.batch_size
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for _, record in records:
+        if record["kind"] == "node":
+            props = dict(record["props"])
+            embedding = props.pop("embedding", None)
+            by_label[record["label"]].append(
+                {"id": record["id"], "props": props, "embedding": embedding}
+            )
+        elif record["kind"] == "rel":
+            by_type[record["type"]].append(
+                {"source": record["source"], "target": record["target"], "props": record["props"]}
+            )
+    for label, rows in by_label.items():
+        query = known_labels()[label].import_query
+        memory.store.write_batches(
+            query, rows, batch_size=batch, params={"space": target}, on_batch=on_progress
+        )
+    for rel_type, rows in by_type.items():
+        query = known_relationships()[rel_type].import_query
+        memory.store.write_batches(
+            query, rows, batch_size=batch, params={"space": target}, on_batch=on_progress
+        )
+    return space_digest(memory, target)

@@ -1,0 +1,106 @@
+"""The registry of every layer's schema, and `graphmem init`: numbered idempotent migrations."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from . import core_schema
+from .conversation import schema as conversation_schema
+from .errors import SchemaMismatch
+from .experience import schema as experience_schema
+from .facts import schema as facts_schema
+from .insights import schema as insights_schema
+from .schema_types import LayerSchema, Migration, NodeLabel, RelType
+from .store.base import GraphStore
+
+SYSTEM_LABELS = core_schema.SYSTEM_LABELS
+
+LAYERS: tuple[LayerSchema, ...] = (
+    core_schema.SCHEMA,
+    conversation_schema.SCHEMA,
+    facts_schema.SCHEMA,
+    insights_schema.SCHEMA,
+    experience_schema.SCHEMA,
+)
+
+
+def labels() -> dict[str, NodeLabel]:
+    return {label.name: label for layer in LAYERS for label in layer.labels}
+
+
+def relationships() -> dict[str, RelType]:
+    return {rel.name: rel for layer in LAYERS for rel in layer.relationships}
+
+
+def migrations() -> list[Migration]:
+    found = sorted((m for layer in LAYERS for m in layer.migrations), key=lambda m: m.number)
+    numbers = [m.number for m in found]
+    if len(set(numbers)) != len(numbers):
+        raise RuntimeError(f"duplicate migration numbers: {numbers}")
+    return found
+
+
+def now_ms() -> int:
+    """Times are epoch milliseconds on both engines (FalkorDB has no datetime type)."""
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    embedding_model: str | None
+    embedding_dimension: int | None
+    applied: list[dict[str, Any]]
+    pending: list[Migration]
+
+
+def read_state(store: GraphStore) -> SchemaState:
+    meta = store.read("core/get_meta")
+    applied = store.read("core/list_migrations")
+    done = {int(row["id"]) for row in applied}
+    return SchemaState(
+        embedding_model=meta[0]["embedding_model"] if meta else None,
+        embedding_dimension=int(meta[0]["embedding_dimension"]) if meta else None,
+        applied=applied,
+        pending=[m for m in migrations() if m.number not in done],
+    )
+
+
+def check_embedding(state: SchemaState, model: str, dimension: int) -> None:
+    if state.embedding_dimension is None:
+        return
+    if state.embedding_dimension != dimension or state.embedding_model != model:
+        raise SchemaMismatch(
+            f"this graph stores {state.embedding_dimension}-d embeddings from "
+            f"'{state.embedding_model}', but the configured embedder is '{model}' "
+            f"({dimension}-d); use the same model (GRAPHMEM_EMBEDDER / "
+            "GRAPHMEM_EMBEDDING_MODEL) or another database"
+        )
+
+
+def apply_migrations(store: GraphStore, *, embedding_model: str, dimension: int) -> list[Migration]:
+    """Bring the graph's schema up to date; returns the migrations applied now.
+
+    Each step is idempotent (IF NOT EXISTS on Neo4j; FalkorDB's "already indexed" is success),
+    so a run interrupted half-way is finished by the next one.
+    """
+    state = read_state(store)
+    check_embedding(state, embedding_model, dimension)
+    store.write(
+        "core/set_meta",
+        {"embedding_model": embedding_model, "embedding_dimension": dimension, "now": now_ms()},
+    )
+    check_embedding(read_state(store), embedding_model, dimension)
+    for migration in state.pending:
+        for query in migration.queries:
+            store.write(query, {"dimension": dimension})
+        for label in migration.unique:
+            store.ensure_unique(label, ("space", "id"))
+        store.write(
+            "core/record_migration",
+            {"id": migration.number, "name": migration.name, "now": now_ms()},
+        )
+    if state.pending:
+        store.write("core/await_indexes")
+    return state.pending

@@ -1,0 +1,167 @@
+"""FalkorDB through its native client (Redis protocol). Never its experimental Bolt port."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
+from ..queries import Dialect, load_query
+from ..settings import EngineTarget
+from .base import BatchingMixin, Params, Row
+
+_ALREADY = ("already indexed", "already exists")
+
+
+class FalkorDBStore(BatchingMixin):
+    dialect: Dialect = "falkordb"
+
+    def __init__(
+        self,
+        target: EngineTarget,
+        *,
+        host: str,
+        port: int,
+        password: str | None,
+        graph: str = "graphmem",
+        timeout: float = 30.0,
+    ) -> None:
+        import redis.exceptions
+        from falkordb import FalkorDB
+
+        self.target = target
+        self.graph_name = graph
+        self._redis_errors = redis.exceptions
+        try:
+            self._db = FalkorDB(
+                host=host,
+                port=port,
+                password=password,
+                socket_timeout=timeout,
+                socket_connect_timeout=5.0,
+            )
+            self._graph = self._db.select_graph(graph)
+            self.ping()
+        except (AuthenticationFailed, EngineUnavailable):
+            raise
+        except Exception as e:  # the client raises while building its pool too
+            raise self._wrap(e) from e
+
+    def _wrap(self, e: Exception) -> Exception:
+        errs = self._redis_errors
+        where = self.target.redacted()
+        text = str(e)
+        if isinstance(e, errs.AuthenticationError) or "WRONGPASS" in text or "NOAUTH" in text:
+            return AuthenticationFailed(f"FalkorDB at {where} refused the password")
+        if isinstance(e, errs.BusyLoadingError):
+            return EngineUnavailable(f"FalkorDB at {where} is still loading its data; retry")
+        if isinstance(e, (errs.ConnectionError, errs.TimeoutError, OSError)):
+            return EngineUnavailable(f"cannot reach FalkorDB at {where}: {text}")
+        return QueryError(f"FalkorDB rejected a query: {text}")
+
+    def _run(self, query: str, params: Params | None, *, read_only: bool) -> list[Row]:
+        text = load_query(query, self.dialect)
+        try:
+            if read_only:
+                result = self._graph.ro_query(text, dict(params or {}))
+            else:
+                result = self._graph.query(text, dict(params or {}))
+        except Exception as e:
+            err = self._wrap(e)
+            if isinstance(err, QueryError):
+                raise QueryError(f"query {query}: {err}") from e
+            raise err from e
+        header = [col[1] if isinstance(col, (list, tuple)) else col for col in result.header]
+        return [
+            {name: _plain(value) for name, value in zip(header, row, strict=True)}
+            for row in result.result_set
+        ]
+
+    def read(self, query: str, params: Params | None = None) -> list[Row]:
+        try:
+            return self._run(query, params, read_only=True)
+        except QueryError as e:
+            # The graph key appears with the first write; before that every read is empty.
+            if "empty key" in str(e):
+                return []
+            raise
+
+    def write(self, query: str, params: Params | None = None) -> list[Row]:
+        try:
+            return self._run(query, params, read_only=False)
+        except QueryError as e:
+            # Index DDL is not idempotent on FalkorDB; a re-run migration meets its own work.
+            if any(marker in str(e) for marker in _ALREADY):
+                return []
+            raise
+
+    def ensure_unique(self, label: str, properties: Sequence[str]) -> None:
+        try:
+            self._db.connection.execute_command(
+                "GRAPH.CONSTRAINT",
+                "CREATE",
+                self.graph_name,
+                "UNIQUE",
+                "NODE",
+                label,
+                "PROPERTIES",
+                len(properties),
+                *properties,
+            )
+        except Exception as e:
+            if "already exists" in str(e):
+                return
+            raise self._wrap(e) from e
+
+    def ping(self) -> None:
+        try:
+            self._db.connection.ping()
+        except Exception as e:
+            raise self._wrap(e) from e
+
+    def server_info(self) -> dict[str, Any]:
+        try:
+            info = self._db.connection.info("server")
+            modules = self._db.connection.execute_command("MODULE", "LIST")
+        except Exception as e:
+            raise self._wrap(e) from e
+        version = None
+        for module in modules or []:
+            entry = _pairs(module)
+            if str(entry.get("name", "")).lower() in ("graph", "falkordb"):
+                version = entry.get("ver")
+        return {
+            "engine": "falkordb",
+            "redis_version": info.get("redis_version"),
+            "falkordb_module_version": version,
+            "graph": self.graph_name,
+        }
+
+    def close(self) -> None:
+        # closing a dead connection is not an error worth raising
+        with contextlib.suppress(Exception):
+            self._db.connection.close()
+
+
+def _pairs(module: Any) -> dict[str, Any]:
+    if isinstance(module, dict):
+        return {(k.decode() if isinstance(k, bytes) else k): v for k, v in module.items()}
+    items = list(module)
+    out: dict[str, Any] = {}
+    for key, value in zip(items[::2], items[1::2], strict=False):
+        k = key.decode() if isinstance(key, bytes) else str(key)
+        out[k] = value.decode() if isinstance(value, bytes) else value
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """FalkorDB Node/Edge objects become property dicts; queries should return values anyway."""
+    props = getattr(value, "properties", None)
+    if isinstance(props, dict):
+        return {k: _plain(v) for k, v in props.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,126 @@
+"""Shared fixtures. Every test runs with GRAPHMEM_* cleared and its own GRAPHMEM_HOME; the
+integration suite shares one embedded FalkorDB per session (a fresh graph per test) and, when
+GRAPHMEM_TEST_NEO4J_URI is set or Docker answers, a Neo4j."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
+from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.settings import Settings
+from graphmem_neo4j.store.embedded import EmbeddedServer
+from tests.fakes.openai_server import FakeOpenAI
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No test sees the developer's GRAPHMEM_* settings or ~/.graphmem."""
+    for key in list(os.environ):
+        if key.startswith("GRAPHMEM_") and not key.startswith("GRAPHMEM_TEST_"):
+            monkeypatch.delenv(key)
+    home = tmp_path / "graphmem-home"
+    monkeypatch.setenv("GRAPHMEM_HOME", str(home))
+    return home
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    server = EmbeddedServer(tmp_path_factory.mktemp("falkordb-home"), free_port())
+    server.ensure_running()
+    yield server
+    server.stop()
+
+
+def _docker_answers() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        import docker  # type: ignore[import-untyped]
+
+        docker.from_env().ping()
+    except Exception:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> Iterator[tuple[str, str, str]]:
+    """(uri, user, password) of a live Neo4j, or skip with the reason."""
+    uri = os.environ.get("GRAPHMEM_TEST_NEO4J_URI")
+    if uri:
+        yield (
+            uri,
+            os.environ.get("GRAPHMEM_TEST_NEO4J_USER", "neo4j"),
+            os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD", "password"),
+        )
+        return
+    if not _docker_answers():
+        pytest.skip("no Neo4j: GRAPHMEM_TEST_NEO4J_URI is unset and no Docker engine answers")
+    from testcontainers.neo4j import Neo4jContainer
+
+    with Neo4jContainer("neo4j:5") as container:
+        yield container.get_connection_url(), "neo4j", container.password
+
+
+@pytest.fixture(scope="session")
+def minilm() -> SentenceTransformerEmbedder:
+    """The real default model, loaded once per session."""
+    embedder = SentenceTransformerEmbedder()
+    embedder.embed(["warm up"])
+    return embedder
+
+
+@pytest.fixture
+def hash_embedder() -> HashEmbedder:
+    return HashEmbedder(64)
+
+
+@pytest.fixture(params=["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def engine_settings(request: pytest.FixtureRequest) -> Settings:
+    """Settings for a fresh, empty graph on each engine."""
+    if request.param == "falkordb":
+        server: EmbeddedServer = request.getfixturevalue("falkordb_server")
+        return Settings(
+            home=server.home,
+            embedded_port=server.port,
+            database=f"test_{uuid.uuid4().hex[:12]}",
+        )
+    uri, user, password = request.getfixturevalue("neo4j_uri")
+    # Neo4j Community has one user database: tests isolate by space name instead.
+    return Settings(uri=uri, user=user, password=password)
+
+
+@pytest.fixture
+def memory(engine_settings: Settings, hash_embedder: HashEmbedder) -> Iterator[GraphMemory]:
+    """A GraphMemory on a fresh graph with the fast hash embedder."""
+    with GraphMemory(engine_settings, embedder=hash_embedder) as mem:
+        yield mem
+
+
+@pytest.fixture
+def space() -> str:
+    """A space name no other test uses (spaces isolate tests on a shared Neo4j)."""
+    return f"t-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    yield server
+    server.close()

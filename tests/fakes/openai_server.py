@@ -1,0 +1,80 @@
+"""A local OpenAI-compatible chat-completions server for testing the LLM wiring.
+
+Answers come from a queue the test fills: a string is returned as the message content, an int
+as an HTTP error status, a float as a delay in seconds before the next queued answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.answers: deque[str | int | float] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.prompt_tokens = 11
+        self.completion_tokens = 7
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                )
+                answer = fake.answers.popleft() if fake.answers else "{}"
+                while isinstance(answer, float):
+                    time.sleep(answer)
+                    answer = fake.answers.popleft() if fake.answers else "{}"
+                if isinstance(answer, int):
+                    self.send_response(answer)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(json.dumps({"error": {"message": "fake failure"}}).encode())
+                    return
+                payload = {
+                    "id": f"chatcmpl-{len(fake.requests)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", "fake"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": answer},
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": fake.prompt_tokens,
+                        "completion_tokens": fake.completion_tokens,
+                        "total_tokens": fake.prompt_tokens + fake.completion_tokens,
+                    },
+                }
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def queue(self, *answers: str | int | float) -> None:
+        self.answers.extend(answers)
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,56 @@
+"""Every query Neo4j runs must pass Neo4j's own semantic analyser (offline, from npm)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from graphmem_neo4j.queries import queries_for
+
+LINT_DIR = Path(__file__).resolve().parents[1] / "cypher_lint"
+
+
+def lint(queries: dict[str, str]) -> dict[str, list[str]]:
+    node = shutil.which("node")
+    if node is None or not (LINT_DIR / "node_modules" / "@neo4j-cypher").is_dir():
+        pytest.fail(
+            "the Cypher linter is not installed: run `make setup` (npm ci in tests/cypher_lint)"
+        )
+    payload = json.dumps([{"name": n, "text": t} for n, t in queries.items()])
+    done = subprocess.run(
+        [node, "lint.mjs"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=LINT_DIR,
+        timeout=300,
+        check=True,
+    )
+    return {row["name"]: row["errors"] for row in json.loads(done.stdout)}
+
+
+def test_every_neo4j_query_passes_the_analyser() -> None:
+    report = lint(queries_for("neo4j"))
+    failures = {name: errors for name, errors in report.items() if errors}
+    assert not failures, json.dumps(failures, indent=2)
+    assert len(report) == len(queries_for("neo4j"))
+
+
+def test_the_analyser_catches_what_we_rely_on_it_for() -> None:
+    """If the linter silently accepted everything, the test above would mean nothing."""
+    report = lint(
+        {
+            "undefined_variable": "MATCH (n:Turn) RETURN m",
+            "syntax": "MATCH (n:Turn RETURN n",
+            "unknown_procedure": "CALL db.index.vector.queryNodez('i', 5, $v) YIELD node RETURN 1",
+            "wrong_arity": "CALL db.index.vector.queryNodes('i', $v) YIELD node RETURN node",
+            "falkordb_only_function": "RETURN vecf32($v) AS v",
+            "fine": "CALL db.index.vector.queryNodes('i', 5, $v) YIELD node, score RETURN node.id",
+        }
+    )
+    assert report.pop("fine") == []
+    assert all(report.values()), report

@@ -1,0 +1,47 @@
+import re
+
+import pytest
+
+from graphmem_neo4j.errors import QueryNotFound
+from graphmem_neo4j.queries import load_query, queries_for, query_files
+
+
+def test_variant_files_win_over_the_shared_file() -> None:
+    neo = load_query("core/schema_space_key", "neo4j")
+    falkor = load_query("core/schema_space_key", "falkordb")
+    assert "CREATE CONSTRAINT" in neo
+    assert "CREATE INDEX" in falkor and "CONSTRAINT" not in falkor
+
+
+def test_shared_file_serves_both_dialects() -> None:
+    assert load_query("core/get_meta", "neo4j") == load_query("core/get_meta", "falkordb")
+
+
+@pytest.mark.parametrize("name", ["core/nope", "nolayer", "../etc/passwd", "core/../x", "Core/X"])
+def test_unknown_or_malformed_names_are_refused(name: str) -> None:
+    with pytest.raises(QueryNotFound):
+        load_query(name, "neo4j")
+
+
+def test_every_query_exists_for_both_engines() -> None:
+    """A variant for one engine without a shared file or the other variant is a missing query."""
+    names = {name for name, _, _ in query_files()}
+    for name in names:
+        assert load_query(name, "neo4j")
+        assert load_query(name, "falkordb")
+    assert set(queries_for("neo4j")) == set(queries_for("falkordb")) == names
+
+
+def test_no_query_builds_labels_from_input() -> None:
+    """Labels and types are literal text in the files; a parameter can never name one."""
+    dynamic = re.compile(r"[(\[]\s*\w*\s*:\s*\$|:\s*\$\(|\w+\s*:\s*\$\w+\s*[)\]]")
+    for text in list(queries_for("neo4j").values()) + list(queries_for("falkordb").values()):
+        assert not dynamic.search(text), text
+        assert "apoc.create" not in text
+
+
+def test_the_dynamic_label_check_would_catch_one() -> None:
+    dynamic = re.compile(r"[(\[]\s*\w*\s*:\s*\$|:\s*\$\(|\w+\s*:\s*\$\w+\s*[)\]]")
+    assert dynamic.search("MATCH (n:$($label)) RETURN n")
+    assert dynamic.search("MERGE (a)-[r:$type]->(b)")
+    assert not dynamic.search("MERGE (s:Space {space: $space, id: $space})")
