@@ -103,4 +103,5 @@ def apply_migrations(store: GraphStore, *, embedding_model: str, dimension: int)
         )
     if state.pending:
         store.write("core/await_indexes")
+        store.checkpoint()
     return state.pending

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -114,6 +115,18 @@ class FalkorDBStore(BatchingMixin):
                 return
             raise self._wrap(e) from e
 
+    def checkpoint(self) -> None:
+        """Rewrite the embedded server's AOF. FalkorDB builds indexes asynchronously while it
+        replays an AOF, so MERGEs replayed after an index's creation scan whole labels (a
+        10k-node replay took 22 s); with the index in the RDB base it took 0.4 s. External
+        servers are left to their operators."""
+        if not self.target.embedded:
+            return
+        try:
+            rewrite_aof(self._db.connection)
+        except Exception as e:
+            raise self._wrap(e) from e
+
     def ping(self) -> None:
         try:
             self._db.connection.ping()
@@ -142,6 +155,18 @@ class FalkorDBStore(BatchingMixin):
         # closing a dead connection is not an error worth raising
         with contextlib.suppress(Exception):
             self._db.connection.close()
+
+
+def rewrite_aof(connection: Any, timeout: float = 120.0) -> None:
+    """BGREWRITEAOF and wait for it to finish (bounded)."""
+    with contextlib.suppress(Exception):  # "already in progress" is fine: we wait for it
+        connection.execute_command("BGREWRITEAOF")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = connection.info("persistence")
+        if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+            return
+        time.sleep(0.05)
 
 
 def _pairs(module: Any) -> dict[str, Any]:

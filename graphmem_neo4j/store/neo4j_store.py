@@ -86,6 +86,9 @@ class Neo4jStore(BatchingMixin):
     def ensure_unique(self, label: str, properties: Sequence[str]) -> None:
         """Neo4j's constraints are plain Cypher DDL in the migration files."""
 
+    def checkpoint(self) -> None:
+        """Neo4j's schema is durable once the DDL transaction commits."""
+
     def ping(self) -> None:
         try:
             self._driver.verify_connectivity()
