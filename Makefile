@@ -29,6 +29,7 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/mypy cli
 
 # pytest exits 5 when it collected nothing: that is a failure here, not a pass.
 test: lint

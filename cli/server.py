@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from .common import emit_json, handle_errors, settings
+
+if TYPE_CHECKING:
+    from graphmem_neo4j.store.embedded import EmbeddedServer
 
 app = typer.Typer(
     help="Manage the embedded FalkorDB server (used when GRAPHMEM_URI is unset). It listens on "
@@ -14,7 +19,7 @@ app = typer.Typer(
 )
 
 
-def _server():  # type: ignore[no-untyped-def]
+def _server() -> EmbeddedServer:
     from graphmem_neo4j.errors import ConfigError
     from graphmem_neo4j.store import embedded_server
 
