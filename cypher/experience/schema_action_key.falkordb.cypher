@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Action) ON (n.space, n.id)

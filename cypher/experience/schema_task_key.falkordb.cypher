@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Task) ON (n.space, n.id)

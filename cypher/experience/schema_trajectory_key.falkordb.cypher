@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Trajectory) ON (n.space, n.id)
