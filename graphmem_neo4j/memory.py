@@ -84,8 +84,18 @@ class GraphMemory:
             return applied
 
     def ensure_schema(self) -> None:
-        """Before a write: the schema is current and the embedder matches the graph's."""
-        if not self._schema_ready:
+        """Before a write: the schema is current and the embedder matches the graph's.
+
+        When nothing is pending and the graph names the configured model, the model is not
+        loaded just to read its dimension (a name fixes the dimension)."""
+        if self._schema_ready:
+            return
+        with self._lock:
+            state = read_state(self.store)
+            if not state.pending and state.embedding_model == self.embedder.name:
+                self._schema_ready = True
+                self._embedding_checked = True
+                return
             self.init()
 
     def ensure_embedder_matches(self) -> None:
