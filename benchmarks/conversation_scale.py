@@ -1,0 +1,152 @@
+"""Ingest throughput and search latency of the conversation layer on synthetic data.
+
+    python benchmarks/conversation_scale.py --turns 10000
+    python benchmarks/conversation_scale.py --turns 100000 --reuse-embeddings
+
+Ingestion is timed end to end with the default embedder (all-MiniLM-L6-v2, loaded before the
+clock starts). Search latency is the wall time of `ConversationService.search` (query
+embedding included, model load excluded) over --queries synthetic questions per mode.
+--reuse-embeddings embeds each distinct sentence once while *building* a large space (the
+templates repeat); it makes the build faster and is reported, it does not touch searching.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from conversation_synthetic import synthetic_queries, synthetic_turns
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class ReusingEmbedder:
+    """Same model, same vectors; a text seen before is not embedded again."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.cache: dict[str, list[float]] = {}
+        self.reuse = True
+
+    @property
+    def dimension(self) -> int:
+        return int(self.inner.dimension)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not self.reuse:
+            return list(self.inner.embed(texts))
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        for text, vec in zip(missing, self.inner.embed(missing), strict=True):
+            self.cache[text] = vec
+        return [self.cache[t] for t in texts]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--modes", default="hybrid,vector,fulltext,sf")
+    parser.add_argument("--reuse-embeddings", action="store_true")
+    parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
+    args = parser.parse_args(argv)
+
+    from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
+    from graphmem_neo4j.memory import GraphMemory
+    from graphmem_neo4j.settings import Settings
+    from graphmem_neo4j.store.embedded import EmbeddedServer
+
+    base: Any = HashEmbedder() if args.embedder == "hash" else SentenceTransformerEmbedder()
+    loaded = time.perf_counter()
+    base.embed(["warm up"])
+    print(f"model load {time.perf_counter() - loaded:.1f}s (excluded)")
+    embedder = ReusingEmbedder(base)
+    embedder.reuse = args.reuse_embeddings
+    turns = synthetic_turns(args.turns)
+    queries = synthetic_queries(args.queries)
+    with tempfile.TemporaryDirectory(prefix="graphmem-scale-") as home:
+        server = EmbeddedServer(Path(home), free_port())
+        server.ensure_running()
+        try:
+            settings = Settings(
+                home=Path(home), embedded_port=server.port, database=f"scale_{uuid.uuid4().hex[:8]}"
+            )
+            with GraphMemory(settings, embedder=embedder) as memory:
+                memory.init()
+                service = memory.conversation
+                # The ceiling on this machine right now: the model alone on the same texts.
+                sample = [f"{t.speaker}: {t.text}" for t in turns[:1000]]
+                t0 = time.perf_counter()
+                base.embed(sample)
+                alone = len(sample) / (time.perf_counter() - t0)
+                print(f"embedder alone: {alone:.1f} texts/s on {len(sample)} of these turns")
+                started = time.perf_counter()
+                done = 0
+                step = 2000
+                for start in range(0, len(turns), step):
+                    report = service.add_turns(
+                        turns[start : start + step], space="scale", forget_every=0
+                    )
+                    done += report.turns_written
+                    elapsed = time.perf_counter() - started
+                    print(f"  {done} turns, {done / elapsed:.1f} turns/s", flush=True)
+                seconds = time.perf_counter() - started
+                stats = memory.stats("scale")
+                how = (
+                    "repeated sentences embedded once" if args.reuse_embeddings else "all embedded"
+                )
+                print(
+                    f"ingest: {done} turns in {seconds:.1f}s = {done / seconds:.1f} turns/s "
+                    f"({how}); {stats['total_nodes']} nodes, "
+                    f"{stats['total_relationships']} relationships"
+                )
+                embedder.reuse = False
+                embed_times = []
+                for q in queries:
+                    t0 = time.perf_counter()
+                    base.embed([q])
+                    embed_times.append(time.perf_counter() - t0)
+                print(
+                    f"query embedding alone: p50 {1000 * percentile(embed_times, 0.5):6.1f} ms"
+                    f"   p95 {1000 * percentile(embed_times, 0.95):6.1f} ms (part of every mode but"
+                    " fulltext)"
+                )
+                for mode in args.modes.split(","):
+                    service.search(queries[0], space="scale", mode=mode)  # type: ignore[arg-type]
+                    times = []
+                    for q in queries:
+                        t0 = time.perf_counter()
+                        service.search(q, space="scale", k=10, mode=mode, touch=True)  # type: ignore[arg-type]
+                        times.append(time.perf_counter() - t0)
+                    p50, p95 = 1000 * percentile(times, 0.5), 1000 * percentile(times, 0.95)
+                    print(
+                        f"search {mode:<9} at {done} turns: p50 {p50:6.1f} ms   p95 {p95:6.1f} ms"
+                        f"   ({len(times)} queries)"
+                    )
+        finally:
+            server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,2 @@
+MATCH (e:Entity {space: $space})
+RETURN count(e) AS entities

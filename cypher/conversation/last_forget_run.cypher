@@ -1,0 +1,2 @@
+MATCH (r:ForgetRun {space: $space})
+RETURN max(r.at_turn) AS at_turn, count(r) AS runs

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Entity) ON (n.name_key)

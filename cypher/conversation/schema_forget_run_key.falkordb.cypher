@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:ForgetRun) ON (n.space, n.id)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Forgotten) ON (n.space, n.id)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Session) ON (n.space, n.id)

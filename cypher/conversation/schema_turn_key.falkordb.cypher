@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Turn) ON (n.space, n.id)

@@ -1,0 +1,2 @@
+CREATE CONSTRAINT turn_key IF NOT EXISTS
+FOR (n:Turn) REQUIRE (n.space, n.id) IS UNIQUE

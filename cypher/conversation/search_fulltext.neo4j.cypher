@@ -1,0 +1,17 @@
+// BM25 over the full-text index, one index lookup per query term: the index finds the turns
+// holding a term (stemmed), document frequency and length normalisation are computed here,
+// so both engines rank the same way (Robertson & Zaragoza's BM25 with binary term frequency).
+UNWIND $terms AS term
+CALL db.index.fulltext.queryNodes('turn_text', term) YIELD node
+WITH term, node
+WHERE node.space = $space
+WITH term, collect(node) AS nodes
+WITH term, nodes, log(1.0 + ($turns - size(nodes) + 0.5) / (size(nodes) + 0.5)) AS idf
+UNWIND nodes AS t
+WITH t, collect(term) AS matched,
+     sum(idf * ($k1 + 1) /
+         (1 + $k1 * (1 - $b + $b * coalesce(t.n_terms, 1) / $avg_terms))) AS score
+ORDER BY score DESC, t.id
+LIMIT $candidates
+RETURN t.id AS id, t.session AS session, t.seq AS seq, t.speaker AS speaker, t.text AS text,
+       t.time AS time, score, matched

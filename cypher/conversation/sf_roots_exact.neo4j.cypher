@@ -1,0 +1,9 @@
+UNWIND $embeddings AS embedding
+MATCH (node:Entity {space: $space})
+WHERE node.embedding IS NOT NULL
+WITH node, 2 * vector.similarity.cosine(node.embedding, embedding) - 1 AS similarity
+WHERE similarity >= $min_similarity
+WITH node, max(similarity) AS similarity
+ORDER BY similarity DESC, node.id
+LIMIT $roots
+RETURN node.id AS id, node.name AS name, node.type AS type, similarity

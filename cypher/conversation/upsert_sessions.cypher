@@ -1,0 +1,14 @@
+UNWIND $rows AS row
+MERGE (s:Session {space: $space, id: row.id})
+ON CREATE SET s.created_at = $now, s.turn_count = 0, s.term_total = 0, s.speakers = []
+SET s.speakers = reduce(acc = coalesce(s.speakers, []), x IN row.speakers |
+                        CASE WHEN x IN acc THEN acc ELSE acc + [x] END),
+    s.first_time = CASE
+        WHEN row.first_time IS NULL THEN s.first_time
+        WHEN s.first_time IS NULL OR row.first_time < s.first_time THEN row.first_time
+        ELSE s.first_time END,
+    s.last_time = CASE
+        WHEN row.last_time IS NULL THEN s.last_time
+        WHEN s.last_time IS NULL OR row.last_time > s.last_time THEN row.last_time
+        ELSE s.last_time END
+RETURN count(s) AS written

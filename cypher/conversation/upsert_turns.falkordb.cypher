@@ -1,0 +1,12 @@
+// MATCH on the session: a turn is never stored without its session (sessions are written
+// first), and `complete` stays false until its mentions, relations and NEXT link are in.
+UNWIND $rows AS row
+MATCH (s:Session {space: $space, id: row.session})
+MERGE (t:Turn {space: $space, id: row.id})
+ON CREATE SET t.created_at = $now, t.created_turn = row.turn_index, t.access_count = 0,
+              t.last_access_turn = row.turn_index
+SET t.session = row.session, t.seq = row.seq, t.speaker = row.speaker, t.text = row.text,
+    t.time = row.time, t.n_terms = row.n_terms, t.metadata_json = row.metadata_json,
+    t.content_hash = row.content_hash, t.embedding = vecf32(row.embedding), t.complete = false
+MERGE (s)-[:HAS_TURN]->(t)
+RETURN count(t) AS written

@@ -1,0 +1,203 @@
+"""Hybrid ranking: how the candidate sources are combined into one list of turns.
+
+The paper found its entity graph alone loses to flat vector retrieval because decomposing a
+turn into entities drops the turn's surface form. So the turns stay the unit of retrieval and
+every source scores turns:
+
+* lexical: BM25 over the turn text (rare words decide: names of things, places, titles);
+* dense: cosine of the turn's embedding with the query's (paraphrase);
+* graph: turns mentioning the query's entities, or entities one RELATES edge away from them
+  (links across sessions that share no words with the query).
+
+The scores are combined linearly rather than by reciprocal rank: rank fusion throws away how
+far ahead the best lexical match is, which is what matters for questions naming a rare word.
+Then two pieces of conversational context:
+
+* speaker: a question that names a participant is most often about what that person said;
+* neighbours: in a dialogue the answer follows its question, so a turn inherits part of the
+  score of the turn before it (and a little of the one after).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import median
+
+from .models import FusionWeights, SearchHit
+from .text import TimeRange, name_key, words
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: str
+    session: str
+    seq: int
+    speaker: str
+    text: str
+    time: int | None = None
+
+    @staticmethod
+    def from_row(row: Mapping[str, object]) -> Candidate:
+        time = row.get("time")
+        seq = row.get("seq")
+        return Candidate(
+            id=str(row["id"]),
+            session=str(row["session"]),
+            seq=int(seq) if isinstance(seq, (int, float)) else 0,
+            speaker=str(row.get("speaker") or ""),
+            text=str(row.get("text") or ""),
+            time=int(time) if isinstance(time, (int, float)) else None,
+        )
+
+
+@dataclass
+class Scored:
+    candidate: Candidate
+    lexical: float = 0.0
+    dense: float | None = None
+    graph: float = 0.0
+    via: set[str] = field(default_factory=set)
+
+
+def named_speakers(query: str, speakers: Iterable[str]) -> set[str]:
+    """Participants the query names, by full name or by any word of it ("Maya" for "Maya
+    Lopez")."""
+    query_words = set(words(query))
+    named = set()
+    for speaker in speakers:
+        parts = [w for w in words(speaker) if len(w) > 1]
+        if parts and (" ".join(parts) in " ".join(words(query)) or query_words & set(parts)):
+            named.add(speaker)
+    return named
+
+
+def speaker_words(speakers: Iterable[str]) -> set[str]:
+    return {w for s in speakers for w in words(s) if len(w) > 1}
+
+
+def query_entity_keys(
+    query: str, extracted_names: Iterable[str], terms: Iterable[str], speakers: Iterable[str]
+) -> list[str]:
+    """Name keys the graph source looks up: the query's extracted names and phrases plus its
+    single content words; participants are left to the speaker signal."""
+    skip = {name_key(s) for s in speakers} | speaker_words(speakers)
+    keys: dict[str, None] = {}
+    for name in list(extracted_names) + list(terms):
+        key = name_key(name)
+        if key and key not in skip:
+            keys.setdefault(key, None)
+    return list(keys)
+
+
+def _in_ranges(time: int | None, ranges: Sequence[TimeRange]) -> bool:
+    return time is not None and any(r.start_ms <= time <= r.end_ms for r in ranges)
+
+
+def fuse(
+    *,
+    lexical: Sequence[tuple[Candidate, float]],
+    dense: Sequence[tuple[Candidate, float]],
+    graph: Sequence[tuple[Candidate, float]],
+    weights: FusionWeights,
+    speakers: Iterable[str] = (),
+    ranges: Sequence[TimeRange] = (),
+    k: int = 10,
+) -> list[SearchHit]:
+    """Rank the union of the candidate lists; see the module docstring for the reasoning."""
+    pool: dict[str, Scored] = {}
+
+    def entry(c: Candidate) -> Scored:
+        if c.id not in pool:
+            pool[c.id] = Scored(c)
+        return pool[c.id]
+
+    best_lex = max((s for _, s in lexical), default=0.0)
+    for c, s in lexical:
+        if best_lex > 0 and s > 0:
+            e = entry(c)
+            e.lexical = s / best_lex
+            e.via.add("fulltext")
+    for c, s in dense:
+        e = entry(c)
+        e.dense = s
+        e.via.add("vector")
+    best_graph = max((s for _, s in graph), default=0.0)
+    for c, s in graph:
+        if best_graph > 0 and s > 0:
+            e = entry(c)
+            e.graph = s / best_graph
+            e.via.add("graph")
+    if not pool:
+        return []
+    # A turn outside the dense list is at most as similar as the list's last entry.
+    floor = min((s for _, s in dense), default=0.0)
+    named = set(speakers)
+    base: dict[str, float] = {}
+    for tid, e in pool.items():
+        cosine = e.dense if e.dense is not None else floor
+        score = weights.lexical * e.lexical + weights.dense * cosine + weights.graph * e.graph
+        if named and e.candidate.speaker in named:
+            score *= 1.0 + weights.speaker
+        if ranges and _in_ranges(e.candidate.time, ranges):
+            score += weights.time
+        base[tid] = score
+    # Neighbours: only what a neighbour scores above the typical candidate is inherited.
+    baseline = median(base.values())
+    position = {(e.candidate.session, e.candidate.seq): tid for tid, e in pool.items()}
+    final: dict[str, float] = {}
+    for tid, e in pool.items():
+        score = base[tid]
+        c = e.candidate
+        prev_id = position.get((c.session, c.seq - 1))
+        next_id = position.get((c.session, c.seq + 1))
+        bonus = 0.0
+        if prev_id is not None:
+            bonus += weights.previous * max(0.0, base[prev_id] - baseline)
+        if next_id is not None:
+            bonus += weights.following * max(0.0, base[next_id] - baseline)
+        if bonus > 0:
+            e.via.add("context")
+        final[tid] = score + bonus
+    order = sorted(pool, key=lambda tid: (-final[tid], tid))[:k]
+    return [
+        SearchHit(
+            turn_id=tid,
+            session=pool[tid].candidate.session,
+            speaker=pool[tid].candidate.speaker,
+            text=pool[tid].candidate.text,
+            score=final[tid],
+            via=tuple(sorted(pool[tid].via)),
+            time=pool[tid].candidate.time,
+            seq=pool[tid].candidate.seq,
+        )
+        for tid in order
+    ]
+
+
+def single_source(rows: Sequence[tuple[Candidate, float]], via: str, k: int) -> list[SearchHit]:
+    """A ranked list from one source alone (the `vector` and `fulltext` modes)."""
+    ranked = sorted(rows, key=lambda pair: (-pair[1], pair[0].id))[:k]
+    return [
+        SearchHit(
+            turn_id=c.id,
+            session=c.session,
+            speaker=c.speaker,
+            text=c.text,
+            score=s,
+            via=(via,),
+            time=c.time,
+            seq=c.seq,
+        )
+        for c, s in ranked
+    ]
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = 60) -> list[str]:
+    """Reciprocal rank fusion (Cormack et al. 2009): Σ 1 / (k + rank). Used by the benchmark's
+    flat fusion baseline."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=lambda item: (-scores[item], item))

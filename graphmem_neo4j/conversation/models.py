@@ -1,0 +1,238 @@
+"""Typed records of the conversation layer: what goes in, what comes out, and the knobs."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+SearchMode = Literal["hybrid", "sf", "vector", "fulltext"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "sf", "vector", "fulltext")
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """One conversational turn to remember.
+
+    `turn_id` is unique within a space; ingesting the same id again updates the turn in place.
+    `timestamp` is epoch milliseconds (None when the source has no time).
+    """
+
+    session: str
+    turn_id: str
+    speaker: str
+    text: str
+    timestamp: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    """Where it came from (file name), for error messages."""
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ExtractedEntity:
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class ExtractedRelation:
+    source: str
+    """Entity name (as in `ExtractedEntity.name`)."""
+    target: str
+    type: str
+    fact: str
+
+
+@dataclass(frozen=True)
+class TurnExtraction:
+    entities: tuple[ExtractedEntity, ...] = ()
+    relations: tuple[ExtractedRelation, ...] = ()
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    space: str
+    turns_read: int
+    turns_written: int
+    turns_skipped: int
+    """Already stored with the same content (a re-run or a resumed run)."""
+    sessions: int
+    entities_created: int
+    entities_merged: int
+    """Extracted names folded into an existing entity (title hash or embedding ≥ threshold)."""
+    mentions: int
+    relations: int
+    forget_runs: tuple[ForgetReport, ...] = ()
+    extractor: str = "offline"
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["forget_runs"] = [r.as_dict() for r in self.forget_runs]
+        return data
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    turn_id: str
+    session: str
+    speaker: str
+    text: str
+    score: float
+    via: tuple[str, ...]
+    """Which candidate sources found it: vector, fulltext, graph, context, sf."""
+    time: int | None = None
+    seq: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "turn_id": self.turn_id,
+            "session": self.session,
+            "speaker": self.speaker,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "via": list(self.via),
+            "time": self.time,
+        }
+
+
+@dataclass(frozen=True)
+class SubgraphNode:
+    id: str
+    name: str
+    type: str
+    hop: int
+    similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class SubgraphEdge:
+    source: str
+    target: str
+    type: str
+    fact: str
+    turn_id: str | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    space: str
+    mode: SearchMode
+    hits: tuple[SearchHit, ...]
+    nodes: tuple[SubgraphNode, ...] = ()
+    """sf mode: the retrieved entity subgraph."""
+    edges: tuple[SubgraphEdge, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "query": self.query,
+            "space": self.space,
+            "mode": self.mode,
+            "hits": [h.as_dict() for h in self.hits],
+        }
+        if self.mode == "sf":
+            data["nodes"] = [asdict(n) for n in self.nodes]
+            data["edges"] = [asdict(e) for e in self.edges]
+        return data
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    space: str
+    run_id: str
+    dry_run: bool
+    archived: bool
+    candidates: int
+    """Turn and Entity nodes scored."""
+    nodes_removed: int
+    edges_removed: int
+    bytes_removed: int
+    """Estimated stored size: property JSON plus 4 bytes per embedding component."""
+    removed_by_label: dict[str, int]
+    threshold: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    space: str
+    nodes_restored: int
+    edges_restored: int
+    runs: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ForgettingConfig:
+    """Importance = weighted recency, access frequency, degree centrality and age
+    (selective-forgetting paper, Fig. 1 "retention stage"); nodes below `threshold` go.
+
+    Times are counted in turns of the space (the paper's "turn age"), so a replayed history
+    with old timestamps is scored like a live one.
+    """
+
+    w_recency: float = 0.3
+    w_frequency: float = 0.25
+    w_degree: float = 0.3
+    w_age: float = 0.15
+    recency_turns: float = 800.0
+    """e-folding of recency: turns since the node was last mentioned or retrieved."""
+    age_turns: float = 1600.0
+    """e-folding of age: turns since the node was created."""
+    frequency_scale: float = 2.0
+    """Accesses at which the frequency term reaches 1 − 1/e."""
+    degree_ref: int = 8
+    """Degree at which the centrality term reaches 1 (log-scaled)."""
+    threshold: float = 0.2
+    min_age_turns: int = 200
+    """Nodes younger than this are never pruned."""
+    every: int = 400
+    """Run after this many ingested turns (0 = only on `graphmem forget`)."""
+    archive: bool = True
+
+
+@dataclass(frozen=True)
+class FusionWeights:
+    """How hybrid mode combines its candidate sources (see fusion.py for the reasoning)."""
+
+    lexical: float = 1.0
+    """BM25, divided by the best BM25 score of the query: in [0, 1]."""
+    dense: float = 2.5
+    """Raw cosine; MiniLM cosines spread over ~0.4 between noise and a match, so 2.5 puts a
+    strong semantic match on the same footing as the best lexical match."""
+    graph: float = 0.3
+    """Entity-graph evidence, divided by its best score: in [0, 1]."""
+    speaker: float = 0.15
+    """Relative boost for turns spoken by a person the query names."""
+    previous: float = 0.3
+    """Share of the preceding turn's excess score a turn inherits (an answer follows its
+    question)."""
+    following: float = 0.1
+    time: float = 0.3
+    """Added for turns inside a time range the query names."""
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+
+
+@dataclass(frozen=True)
+class ConversationConfig:
+    """The layer's knobs. Defaults follow the paper (Table 3) where it gives a value."""
+
+    dedup_threshold: float = 0.92
+    """Entities whose name embeddings have cosine ≥ this are one entity (paper: τ_dedup)."""
+    sf_roots: int = 5
+    sf_min_similarity: float = 0.75
+    sf_hops: int = 2
+    sf_node_cap: int = 15
+    candidates: int = 100
+    """Per candidate source in hybrid mode."""
+    exact_scan_turns: int = 4000
+    """Spaces up to this many turns are scanned exactly instead of through the ANN index."""
+    weights: FusionWeights = field(default_factory=FusionWeights)
+    forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
+    batch_size: int = 256

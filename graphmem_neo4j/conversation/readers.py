@@ -1,0 +1,266 @@
+"""Reading conversations from files: the generic JSONL format and LoCoMo's JSON.
+
+Readers validate everything before anything is written: a bad row stops the whole file with
+an InputError naming the file, the line (JSONL) or record path (LoCoMo), and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import InputError
+from ..spaces import validate_space
+from .models import TurnInput
+from .text import parse_iso, parse_locomo_time
+
+InputFormat = Literal["jsonl", "locomo"]
+REQUIRED = ("session", "turn_id", "speaker", "text")
+MAX_TEXT = 20_000
+MAX_ID = 200
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", source=str(path)) from e
+    with handle:
+        try:
+            yield from enumerate(handle, start=1)
+        except UnicodeDecodeError as e:
+            raise InputError(f"not valid UTF-8: {e.reason}", source=str(path)) from e
+
+
+def _string(value: Any, name: str, *, source: str, line: int | None, limit: int) -> str:
+    if not isinstance(value, str):
+        raise InputError(
+            f"expected a string, got {type(value).__name__}", source=source, line=line, field=name
+        )
+    text = value.strip()
+    if not text:
+        raise InputError("must not be empty", source=source, line=line, field=name)
+    if len(text) > limit:
+        raise InputError(
+            f"longer than {limit} characters ({len(text)})", source=source, line=line, field=name
+        )
+    return text
+
+
+def parse_turn_row(row: Any, *, source: str, line: int | None) -> TurnInput:
+    """One JSONL object → TurnInput; unknown keys become metadata."""
+    if not isinstance(row, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(row).__name__}", source=source, line=line
+        )
+    for key in REQUIRED:
+        if key not in row:
+            raise InputError("missing required field", source=source, line=line, field=key)
+    session = _string(row["session"], "session", source=source, line=line, limit=MAX_ID)
+    turn_id = _string(row["turn_id"], "turn_id", source=source, line=line, limit=MAX_ID)
+    speaker = _string(row["speaker"], "speaker", source=source, line=line, limit=MAX_ID)
+    text = _string(row["text"], "text", source=source, line=line, limit=MAX_TEXT)
+    stamp = row.get("timestamp")
+    timestamp: int | None = None
+    if stamp is not None:
+        if not isinstance(stamp, str):
+            raise InputError(
+                f"expected an ISO-8601 string or null, got {type(stamp).__name__}",
+                source=source,
+                line=line,
+                field="timestamp",
+            )
+        try:
+            timestamp = parse_iso(stamp)
+        except ValueError as e:
+            raise InputError(
+                f"not an ISO-8601 date-time: {stamp!r}", source=source, line=line, field="timestamp"
+            ) from e
+    metadata = {k: v for k, v in row.items() if k not in (*REQUIRED, "timestamp")}
+    return TurnInput(
+        session=session,
+        turn_id=turn_id,
+        speaker=speaker,
+        text=text,
+        timestamp=timestamp,
+        metadata=metadata,
+        source=source,
+        line=line,
+    )
+
+
+def read_jsonl(path: Path) -> list[TurnInput]:
+    """Every turn of a JSONL file, validated; blank lines are skipped."""
+    source = str(path)
+    turns: list[TurnInput] = []
+    first_line: dict[str, int] = {}
+    for number, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
+        turn = parse_turn_row(row, source=source, line=number)
+        if turn.turn_id in first_line:
+            raise InputError(
+                f"duplicate turn_id {turn.turn_id!r} (first on line {first_line[turn.turn_id]})",
+                source=source,
+                line=number,
+                field="turn_id",
+            )
+        first_line[turn.turn_id] = number
+        turns.append(turn)
+    if not turns:
+        raise InputError("no turns in file", source=source)
+    return turns
+
+
+_SESSION_KEY = re.compile(r"^session_(\d+)$")
+
+
+def read_locomo(path: Path, *, space: str | None = None) -> list[tuple[str, list[TurnInput]]]:
+    """LoCoMo records → (space, turns) per record: the record's `sample_id` is its space
+    unless `space` is given; dia_ids become turn ids; `session_N_date_time` becomes every
+    turn's timestamp; a shared image's caption is kept in the text as "[image: …]"."""
+    source = str(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", source=source) from e
+    except UnicodeDecodeError as e:
+        raise InputError(f"not valid UTF-8: {e.reason}", source=source) from e
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON: {e.msg}", source=source, line=e.lineno) from e
+    records = data if isinstance(data, list) else [data]
+    out: dict[str, list[TurnInput]] = {}
+    for index, record in enumerate(records):
+        where = f"[{index}]"
+        if not isinstance(record, dict) or not isinstance(record.get("conversation"), dict):
+            raise InputError(
+                "a LoCoMo record needs a 'conversation' object", source=source, field=where
+            )
+        target = space
+        if target is None:
+            sample = record.get("sample_id")
+            if not isinstance(sample, str):
+                raise InputError(
+                    "missing 'sample_id' (or pass --space)",
+                    source=source,
+                    field=f"{where}.sample_id",
+                )
+            target = sample
+        validate_space(target, source=source)
+        out.setdefault(target, []).extend(_locomo_turns(record["conversation"], source, where))
+    if not any(out.values()):
+        raise InputError("no turns in file", source=source)
+    return list(out.items())
+
+
+def _locomo_turns(conversation: dict[str, Any], source: str, where: str) -> list[TurnInput]:
+    sessions = sorted(
+        (int(m.group(1)), key)
+        for key in conversation
+        if (m := _SESSION_KEY.match(key)) and isinstance(conversation[key], list)
+    )
+    turns: list[TurnInput] = []
+    for number, key in sessions:
+        stamp_text = conversation.get(f"{key}_date_time")
+        timestamp = None
+        if stamp_text is not None:
+            try:
+                timestamp = parse_locomo_time(str(stamp_text))
+            except ValueError as e:
+                raise InputError(
+                    str(e), source=source, field=f"{where}.conversation.{key}_date_time"
+                ) from e
+        for i, row in enumerate(conversation[key]):
+            path = f"{where}.conversation.{key}[{i}]"
+            if not isinstance(row, dict):
+                raise InputError("expected an object", source=source, field=path)
+            for name in ("dia_id", "speaker", "text"):
+                if name not in row:
+                    raise InputError(
+                        "missing required field", source=source, field=f"{path}.{name}"
+                    )
+            text = _string(row["text"], f"{path}.text", source=source, line=None, limit=MAX_TEXT)
+            caption = row.get("blip_caption")
+            if isinstance(caption, str) and caption.strip():
+                text = f"{text} [image: {caption.strip()}]"
+            metadata = {
+                k: v for k, v in row.items() if k not in ("dia_id", "speaker", "text", "session")
+            }
+            metadata["session_date_time"] = stamp_text
+            turns.append(
+                TurnInput(
+                    session=f"session_{number}",
+                    turn_id=_string(
+                        row["dia_id"], f"{path}.dia_id", source=source, line=None, limit=MAX_ID
+                    ),
+                    speaker=_string(
+                        row["speaker"], f"{path}.speaker", source=source, line=None, limit=MAX_ID
+                    ),
+                    text=text,
+                    timestamp=timestamp,
+                    metadata=metadata,
+                    source=source,
+                )
+            )
+    return turns
+
+
+def read_turns(
+    path: Path, fmt: InputFormat, *, space: str | None
+) -> list[tuple[str | None, list[TurnInput]]]:
+    """(space or None for "the caller's default", turns) groups of a file."""
+    if fmt == "jsonl":
+        return [(space, read_jsonl(path))]
+    if fmt == "locomo":
+        return [(name, turns) for name, turns in read_locomo(path, space=space)]
+    raise InputError(f"unknown format {fmt!r}: use jsonl or locomo", field="format")
+
+
+@dataclass(frozen=True)
+class QueryRow:
+    """One line of a batch search file."""
+
+    id: str
+    query: str
+    space: str | None = None
+
+
+def parse_query_rows(path: Path) -> list[QueryRow]:
+    """A batch search file: one {"id": str, "query": str, "space"?: str} per line."""
+    source = str(path)
+    rows: list[QueryRow] = []
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", source=source) from e
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
+            if not isinstance(data, dict):
+                raise InputError("expected a JSON object", source=source, line=number)
+            for name in ("id", "query"):
+                value = data.get(name)
+                if not isinstance(value, str) or not value.strip():
+                    raise InputError(
+                        "must be a non-empty string", source=source, line=number, field=name
+                    )
+            space = data.get("space")
+            if space is not None:
+                validate_space(space, source=source, line=number)
+            rows.append(QueryRow(id=data["id"], query=data["query"], space=space))
+    if not rows:
+        raise InputError("no queries in file", source=source)
+    return rows

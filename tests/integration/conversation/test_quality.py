@@ -1,0 +1,42 @@
+"""With the real default model: the example questions find their turns (what `make demo` and
+docs/conversation.md promise)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from graphmem_neo4j.conversation.models import TurnInput
+from graphmem_neo4j.embedder import SentenceTransformerEmbedder
+from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.settings import Settings
+
+
+@pytest.fixture
+def real(
+    engine_settings: Settings,
+    minilm: SentenceTransformerEmbedder,
+    example_turns: list[TurnInput],
+    space: str,
+) -> Iterator[GraphMemory]:
+    with GraphMemory(engine_settings, embedder=minilm) as memory:
+        memory.conversation.add_turns(example_turns, space=space, forget_every=0)
+        yield memory
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What did Maya adopt, and when?", {"s1-t03", "s4-t12"}),
+        ("Which vet treated Biscuit's paw?", {"s3-t03"}),
+        ("When does the lighthouse book go to print?", {"s4-t06"}),
+        ("What is Maya's new job?", {"s2-t06"}),
+        ("Where did Tom go hiking?", {"s4-t01", "s4-t03"}),
+    ],
+)
+def test_example_questions(
+    real: GraphMemory, space: str, question: str, expected: set[str]
+) -> None:
+    hits = real.conversation.search(question, space=space, k=5).hits
+    assert expected <= {h.turn_id for h in hits}, [h.turn_id for h in hits]

@@ -1,0 +1,146 @@
+"""Every retrieval mode against the example conversation, and what searching records."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem_neo4j.conversation.models import ConversationConfig, TurnInput
+from graphmem_neo4j.conversation.readers import QueryRow
+from graphmem_neo4j.conversation.service import ConversationService
+from graphmem_neo4j.errors import InputError, UnknownSpace
+from graphmem_neo4j.memory import GraphMemory
+
+
+@pytest.fixture
+def loaded(memory: GraphMemory, space: str, example_turns: list[TurnInput]) -> GraphMemory:
+    memory.conversation.add_turns(example_turns, space=space, forget_every=0)
+    return memory
+
+
+ADOPTIONS = {"s1-t03", "s4-t12"}
+
+
+def ids(memory: GraphMemory, query: str, space: str, mode: str, k: int = 5) -> list[str]:
+    result = memory.conversation.search(query, space=space, k=k, mode=mode)  # type: ignore[arg-type]
+    assert result.mode == mode and len(result.hits) <= k
+    return [h.turn_id for h in result.hits]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "fulltext"])
+def test_the_demo_question_finds_both_adoptions(loaded: GraphMemory, space: str, mode: str) -> None:
+    assert set(ids(loaded, "What did Maya adopt, and when?", space, mode, k=3)) >= ADOPTIONS
+
+
+def test_vector_mode_ranks_by_cosine(loaded: GraphMemory, space: str) -> None:
+    # The embedded text of a turn is "Speaker: text": the same text has cosine 1.
+    query = "Tom: Maya! Long time. I just got back from a hiking trip in the Azores."
+    result = loaded.conversation.search(query, space=space, k=5, mode="vector")
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True) and all(-1 <= s <= 1.0001 for s in scores)
+    assert result.hits[0].turn_id == "s4-t01" and scores[0] == pytest.approx(1.0, abs=1e-4)
+    assert result.hits[0].via == ("vector",)
+
+
+def test_fulltext_mode_is_bm25_with_stemming(loaded: GraphMemory, space: str) -> None:
+    hits = loaded.conversation.search("lighthouses", space=space, k=10, mode="fulltext").hits
+    found = {h.turn_id for h in hits}
+    assert {"s2-t10", "s2-t12", "s4-t06"} <= found  # "lighthouse" in all three
+    # the rarer the words matched, the higher: "Sete Cidades lakes" is in one turn only
+    top = loaded.conversation.search("Sete Cidades lakes hiking", space=space, mode="fulltext")
+    assert top.hits[0].turn_id == "s4-t03"
+
+
+def test_hybrid_marks_turns_lifted_by_their_neighbours(loaded: GraphMemory, space: str) -> None:
+    result = loaded.conversation.search("Did you take him to a vet?", space=space, k=3)
+    got = [h.turn_id for h in result.hits]
+    assert got[0] == "s3-t02"
+    answer = next(h for h in result.hits if h.turn_id == "s3-t03")  # the reply comes along
+    assert "context" in answer.via
+
+
+def test_sf_mode_returns_a_capped_two_hop_subgraph_and_its_turns(
+    loaded: GraphMemory, space: str
+) -> None:
+    service = loaded.conversation
+    result = service.search("Biscuit", space=space, k=5, mode="sf")
+    assert result.hits and all(h.via == ("sf",) for h in result.hits)
+    assert 1 <= len(result.nodes) <= 15
+    assert max(n.hop for n in result.nodes) <= 2
+    roots = [n for n in result.nodes if n.hop == 0]
+    assert roots and all(n.similarity is not None and n.similarity >= 0.75 for n in roots)
+    assert any(n.name == "Biscuit" for n in roots)
+    node_ids = {n.id for n in result.nodes}
+    assert all(e.source in node_ids and e.target in node_ids for e in result.edges)
+    assert result.as_dict()["nodes"]
+    # a query no entity resembles at 0.75 retrieves nothing, as the paper's cosine floor says
+    assert service.search("zzzz qqqq", space=space, mode="sf").hits == ()
+
+
+def test_sf_node_cap_is_configurable(loaded: GraphMemory, space: str) -> None:
+    small = ConversationService(loaded, ConversationConfig(sf_node_cap=3))
+    assert len(small.search("Biscuit", space=space, mode="sf").nodes) <= 3
+
+
+def test_search_records_accesses(loaded: GraphMemory, space: str) -> None:
+    def accesses(turn_id: str) -> int:
+        rows = loaded.store.read("conversation/forget_turn_stats", {"space": space})
+        return next(int(r["access_count"]) for r in rows if r["id"] == turn_id)
+
+    service = loaded.conversation
+    top = service.search("Biscuit obedience course", space=space, k=1).hits[0].turn_id
+    assert accesses(top) == 1
+    service.search("Biscuit obedience course", space=space, k=1)
+    assert accesses(top) == 2
+    service.search("Biscuit obedience course", space=space, k=1, touch=False)
+    assert accesses(top) == 2
+
+
+def test_batch_search_uses_each_rows_space(loaded: GraphMemory, space: str) -> None:
+    other = f"{space}-other"
+    loaded.conversation.add_turns(
+        [TurnInput("x", "o1", "Zed", "I repaired a lighthouse lamp.", None)],
+        space=other,
+        forget_every=0,
+    )
+    rows = [QueryRow("a", "lighthouse"), QueryRow("b", "lighthouse", other)]
+    results = dict(
+        (row.id, result) for row, result in loaded.conversation.search_batch(rows, space=space, k=3)
+    )
+    assert results["a"].space == space and results["b"].space == other
+    assert [h.turn_id for h in results["b"].hits] == ["o1"]
+
+
+def test_bad_searches_are_refused(loaded: GraphMemory, space: str) -> None:
+    service = loaded.conversation
+    with pytest.raises(InputError, match="empty"):
+        service.search("   ", space=space)
+    with pytest.raises(InputError, match="unknown mode"):
+        service.search("dog", space=space, mode="magic")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="k must"):
+        service.search("dog", space=space, k=0)
+    with pytest.raises(UnknownSpace):
+        service.search("dog", space=f"{space}-missing")
+
+
+def test_a_query_of_only_stopwords_still_answers(loaded: GraphMemory, space: str) -> None:
+    result = loaded.conversation.search("what is it?", space=space, k=3)
+    assert len(result.hits) == 3  # the dense source still ranks turns
+    assert loaded.conversation.search("the", space=space, mode="fulltext").hits == ()
+
+
+def test_the_ann_index_path_agrees_with_the_exact_scan(loaded: GraphMemory, space: str) -> None:
+    """Large spaces go through the shared vector indexes; force that path on a small one."""
+    ann = ConversationService(loaded, ConversationConfig(exact_scan_turns=0))
+    exact = loaded.conversation
+    query = "Tom: Maya! Long time. I just got back from a hiking trip in the Azores."
+    got = ann.search(query, space=space, k=3, mode="vector").hits
+    assert got[0].turn_id == "s4-t01"
+    assert got[0].score == pytest.approx(
+        exact.search(query, space=space, k=1, mode="vector").hits[0].score, abs=1e-4
+    )
+    sf_ann = ann.search("Biscuit", space=space, mode="sf")
+    sf_exact = exact.search("Biscuit", space=space, mode="sf")
+    assert {n.id for n in sf_ann.nodes if n.hop == 0} == {
+        n.id for n in sf_exact.nodes if n.hop == 0
+    }
+    assert ann.search("What did Maya adopt?", space=space, k=10).hits

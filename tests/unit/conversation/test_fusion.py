@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import pytest
+
+from graphmem_neo4j.conversation.dedup import cluster_new_names, cosine, entity_id
+from graphmem_neo4j.conversation.fusion import (
+    Candidate,
+    fuse,
+    named_speakers,
+    query_entity_keys,
+    rrf,
+    single_source,
+)
+from graphmem_neo4j.conversation.models import FusionWeights
+from graphmem_neo4j.conversation.text import TimeRange
+
+W = FusionWeights()
+
+
+def c(
+    tid: str, seq: int, speaker: str = "Ann", session: str = "s1", time: int | None = None
+) -> Candidate:
+    return Candidate(tid, session, seq, speaker, f"text {tid}", time)
+
+
+def test_a_strong_lexical_match_beats_a_vague_semantic_one() -> None:
+    hits = fuse(
+        lexical=[(c("a", 1), 9.0), (c("b", 5), 1.0)],
+        dense=[(c("b", 5), 0.40), (c("a", 1), 0.35)],
+        graph=[],
+        weights=W,
+    )
+    assert [h.turn_id for h in hits] == ["a", "b"]
+    assert hits[0].via == ("fulltext", "vector")
+
+
+def test_turns_missing_from_the_dense_list_get_its_floor_not_zero() -> None:
+    hits = fuse(
+        lexical=[(c("lex", 1), 1.0)],
+        dense=[(c("d1", 10), 0.50), (c("d2", 20), 0.30)],
+        graph=[],
+        weights=W,
+    )
+    by_id = {h.turn_id: h.score for h in hits}
+    assert by_id["lex"] == pytest.approx(W.lexical + W.dense * 0.30, rel=1e-6)
+
+
+def test_speaker_named_in_the_query_is_preferred() -> None:
+    args = {
+        "lexical": [(c("ann", 1, "Ann"), 1.0), (c("bo", 9, "Bo"), 1.0)],
+        "dense": [(c("ann", 1, "Ann"), 0.5), (c("bo", 9, "Bo"), 0.5)],
+        "graph": [],
+        "weights": W,
+    }
+    assert fuse(**args, speakers={"Bo"})[0].turn_id == "bo"  # type: ignore[arg-type]
+    assert fuse(**args, speakers={"Ann"})[0].turn_id == "ann"  # type: ignore[arg-type]
+
+
+def test_an_answer_inherits_from_the_question_before_it() -> None:
+    question, answer, other = c("q", 3), c("a", 4), c("x", 10)
+    dense = [(question, 0.8), (answer, 0.3), (other, 0.32), (c("y", 20), 0.1), (c("z", 30), 0.1)]
+    plain = fuse(lexical=[], dense=dense, graph=[], weights=FusionWeights(previous=0, following=0))
+    assert [h.turn_id for h in plain][:3] == ["q", "x", "a"]
+    hits = fuse(lexical=[], dense=dense, graph=[], weights=W)
+    assert [h.turn_id for h in hits][:2] == ["q", "a"]
+    assert "context" in hits[1].via
+    # Neighbours are turns of the same session only.
+    moved = [(question, 0.8), (c("a", 4, session="s2"), 0.3), (other, 0.32), (c("y", 20), 0.1)]
+    assert [h.turn_id for h in fuse(lexical=[], dense=moved, graph=[], weights=W)][1] == "x"
+
+
+def test_turns_in_a_named_time_range_get_the_time_bonus() -> None:
+    span = TimeRange(1000, 2000, "then")
+    hits = fuse(
+        lexical=[],
+        dense=[(c("out", 1, time=5000), 0.5), (c("in", 9, time=1500), 0.45)],
+        graph=[],
+        weights=W,
+        ranges=[span],
+    )
+    assert hits[0].turn_id == "in"
+
+
+def test_graph_only_candidates_join_the_pool() -> None:
+    hits = fuse(lexical=[], dense=[(c("d", 1), 0.2)], graph=[(c("g", 7), 3.0)], weights=W, k=5)
+    assert {h.turn_id for h in hits} == {"d", "g"}
+    assert next(h for h in hits if h.turn_id == "g").via == ("graph",)
+    assert fuse(lexical=[], dense=[], graph=[], weights=W) == []
+
+
+def test_single_source_and_rrf() -> None:
+    ranked = single_source([(c("a", 1), 0.1), (c("b", 2), 0.9), (c("c", 3), 0.5)], "vector", 2)
+    assert [h.turn_id for h in ranked] == ["b", "c"]
+    assert rrf([["a", "b", "c"], ["b", "c", "a"]])[0] == "b"
+    assert rrf([["a", "b"], ["a", "c"]])[0] == "a"
+
+
+def test_named_speakers_and_query_keys() -> None:
+    speakers = {"Maya Lopez", "Tom"}
+    assert named_speakers("What did Maya adopt?", speakers) == {"Maya Lopez"}
+    assert named_speakers("Did tom and maya lopez meet?", speakers) == speakers
+    assert named_speakers("Who adopted a dog?", speakers) == set()
+    keys = query_entity_keys("", ["Biscuit", "Maya"], ["vet", "maya", "biscuit"], speakers)
+    assert keys == ["biscuit", "vet"]
+
+
+def test_entity_clusters_and_ids() -> None:
+    assert entity_id("pottery class") == entity_id("pottery class")
+    assert entity_id("pottery class") != entity_id("pottery")
+    assert cosine([1.0, 0.0], [0.0, 2.0]) == 0.0
+    assert cosine([1.0, 1.0], [2.0, 2.0]) == pytest.approx(1.0)
+    clusters = cluster_new_names(
+        ["dog", "dogs", "cat"], [[1.0, 0.0], [0.99, 0.05], [0.0, 1.0]], 0.92
+    )
+    assert [(cl.key, cl.members) for cl in clusters] == [
+        ("dog", ("dog", "dogs")),
+        ("cat", ("cat",)),
+    ]
+    with pytest.raises(ValueError):
+        cluster_new_names(["a"], [], 0.9)
