@@ -173,6 +173,8 @@ class GraphMemory:
     # --- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
         with self._lock:
+            if "conversation" in self.__dict__:
+                self.conversation.close()
             if self._store is not None:
                 self._store.close()
                 self._store = None
