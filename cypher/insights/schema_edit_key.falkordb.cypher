@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:InsightEdit) ON (n.space, n.id)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Insight) ON (n.space, n.id)

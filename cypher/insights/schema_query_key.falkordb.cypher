@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Query) ON (n.space, n.id)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:InteractionStep) ON (n.space, n.id)

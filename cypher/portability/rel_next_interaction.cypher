@@ -1,0 +1,6 @@
+UNWIND $rows AS row
+MATCH (a:InteractionStep {space: $space, id: row.source})
+MATCH (b:InteractionStep {space: $space, id: row.target})
+MERGE (a)-[r:NEXT_INTERACTION]->(b)
+SET r += row.props
+RETURN count(r) AS written

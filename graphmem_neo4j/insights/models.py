@@ -1,0 +1,330 @@
+"""Typed records of the insights layer: what goes in, what comes out."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from ..errors import InputError
+
+Status = Literal["resolved", "failed"]
+STATUSES: tuple[Status, ...] = ("resolved", "failed")
+
+Operation = Literal["KEEP", "ARCHIVE", "REVISE", "PENALIZE", "NONE"]
+"""KEEP, ARCHIVE and REVISE are the paper's edits (§3.4). PENALIZE (record negative evidence,
+stay active) is what the offline rules do on a failure that does not yet outweigh an
+insight's support; NONE is "no edit", what an ablated controller does instead of a forbidden
+operation."""
+OPERATIONS: tuple[Operation, ...] = ("KEEP", "ARCHIVE", "REVISE", "PENALIZE", "NONE")
+
+FULL_CONTROLLER: frozenset[str] = frozenset({"KEEP", "ARCHIVE", "REVISE", "PENALIZE"})
+"""Edits the complete controller may make (the "all" variant of §4.3)."""
+ADD_KEEP_ARCHIVE: frozenset[str] = frozenset({"KEEP", "ARCHIVE", "PENALIZE"})
+ADD_KEEP: frozenset[str] = frozenset({"KEEP"})
+VARIANTS: dict[str, frozenset[str]] = {
+    "add+keep": ADD_KEEP,
+    "add+keep+archive": ADD_KEEP_ARCHIVE,
+    "all": FULL_CONTROLLER,
+}
+
+
+def stable_id(prefix: str, *parts: str) -> str:
+    """A deterministic id from its parts, so re-running a step writes the same node."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
+    return f"{prefix}-{digest}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a task's interaction graph (G_inter of eq. 1)."""
+
+    action: str
+    observation: str
+    role: str = "agent"
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One line of a `graphmem tasks record` file: a finished task and how it went."""
+
+    id: str
+    query: str
+    status: Status
+    steps: tuple[Step, ...] = ()
+    answer: str | None = None
+    feedback: str | None = None
+
+    def content_hash(self) -> str:
+        """Same task, same hash: re-recording an unchanged task is a no-op."""
+        body = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    """Knobs of utility-aware retrieval (§3.3) and of query-graph construction."""
+
+    k: int = 5
+    """Top-k similar queries (eq. 2)."""
+    b: int = 5
+    """Top-B insights returned (eq. 10)."""
+    lam: float = 1.0
+    """Conflict penalty λ of eq. 8."""
+    candidates: int = 100
+    """Vector-index over-fetch: the index is shared by all spaces, the space filter runs after."""
+    neighbours: int = 3
+    """Similarity edges a new query gets to its nearest earlier queries (E_q)."""
+    neighbour_min_similarity: float = 0.5
+    """Cosine below which no similarity edge is drawn."""
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise InputError("must be at least 1", field="k")
+        if self.b < 1:
+            raise InputError("must be at least 1", field="b")
+        if not self.lam >= 0:
+            raise InputError("λ must be a number ≥ 0", field="lambda")
+        if self.candidates < self.k:
+            raise InputError("must be at least k", field="candidates")
+        if self.neighbours < 0:
+            raise InputError("must be ≥ 0", field="neighbours")
+
+
+@dataclass(frozen=True)
+class SimilarQuery:
+    id: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class InsightCandidate:
+    """A ranked insight: r = s − λc (eq. 8) over the expanded query set."""
+
+    id: str
+    text: str
+    score: float
+    positive: int
+    negative: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    queries: tuple[SimilarQuery, ...]
+    """The top-k similar queries (eq. 2), best first."""
+    query_set_size: int
+    """|Q̃^S| after the neighbour expansion (eq. 3-4); 0 when no insight was a candidate."""
+    insights: tuple[InsightCandidate, ...]
+    """Top-B by utility (eq. 10), best first."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"insights": [c.as_dict() for c in self.insights]}
+
+
+@dataclass(frozen=True)
+class RecordedTask:
+    id: str
+    outcome: Literal["recorded", "unchanged"]
+    retrieved: tuple[InsightCandidate, ...]
+    similar: tuple[SimilarQuery, ...]
+    feedback: FeedbackResult | None = None
+    """The controller's verdict, when recording with learn=True."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "outcome": self.outcome,
+            "retrieved": [c.as_dict() for c in self.retrieved],
+            "similar": [asdict(q) for q in self.similar],
+            "feedback": None if self.feedback is None else self.feedback.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class RecordSummary:
+    space: str
+    recorded: int
+    unchanged: int
+    tasks: tuple[RecordedTask, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "space": self.space,
+            "recorded": self.recorded,
+            "unchanged": self.unchanged,
+            "tasks": [t.as_dict() for t in self.tasks],
+        }
+
+
+# --- the controller ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RetrievedInsight:
+    """The controller's view of one insight retrieved for the task, as it is now."""
+
+    id: str
+    text: str
+    active: bool
+    rank: int
+    score: float
+    positive_total: int
+    negative_total: int
+    positive_queries: tuple[str, ...] = ()
+    negative_queries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ControllerInput:
+    task_id: str
+    query: str
+    status: Status
+    steps: tuple[Step, ...]
+    answer: str | None
+    feedback: str | None
+    retrieved: tuple[RetrievedInsight, ...]
+
+
+@dataclass(frozen=True)
+class EditDecision:
+    insight_id: str
+    operation: Operation
+    revised_text: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class AddDecision:
+    decision: bool
+    text: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ControllerPlan:
+    """The controller's decisions for one task: one edit per retrieved insight, one ADD."""
+
+    edits: tuple[EditDecision, ...]
+    add: AddDecision
+    decided_by: str
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> ControllerPlan:
+        data = json.loads(text)
+        return cls(
+            edits=tuple(EditDecision(**e) for e in data["edits"]),
+            add=AddDecision(**data["add"]),
+            decided_by=data["decided_by"],
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FeedbackResult:
+    task_id: str
+    plan: ControllerPlan
+    applied: bool
+    """False on a dry run."""
+    already_applied: bool
+    """The task's feedback had been applied before; nothing changed now."""
+    created: tuple[str, ...] = ()
+    archived: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "applied": self.applied,
+            "already_applied": self.already_applied,
+            "decided_by": self.plan.decided_by,
+            "edits": [asdict(e) for e in self.plan.edits],
+            "add": asdict(self.plan.add),
+            "created": list(self.created),
+            "archived": list(self.archived),
+        }
+
+
+# --- reading the graph ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Insight:
+    id: str
+    text: str
+    active: bool
+    created_at: int
+    updated_at: int
+    archived_at: int | None
+    positive: int
+    negative: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EditRecord:
+    """One audited change: who (actor, requested_by), when (at), which query, why (reason)."""
+
+    id: str
+    insight_id: str
+    operation: str
+    query_id: str | None
+    actor: str
+    requested_by: str
+    reason: str
+    at: int
+    related_id: str | None = None
+    """The successor of a revised insight, or the predecessor of a revision."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class InsightHistory:
+    insight: Insight
+    ancestors: tuple[str, ...]
+    """Insights this one was revised from, nearest first."""
+    successors: tuple[str, ...]
+    """Insights revised from this one, nearest first."""
+    edits: tuple[EditRecord, ...] = field(default_factory=tuple)
+    """Edits of this insight and its whole revision lineage, oldest first."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "insight": self.insight.as_dict(),
+            "ancestors": list(self.ancestors),
+            "successors": list(self.successors),
+            "edits": [e.as_dict() for e in self.edits],
+        }
+
+
+@dataclass(frozen=True)
+class TaskView:
+    id: str
+    query: str
+    status: Status
+    answer: str | None
+    feedback: str | None
+    recorded_at: int | None
+    feedback_at: int | None
+    steps: tuple[Step, ...]
+    retrieved: tuple[RetrievedInsight, ...]
+    plan: ControllerPlan | None
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["retrieved"] = [
+            {
+                k: v
+                for k, v in asdict(r).items()
+                if k not in ("positive_queries", "negative_queries")
+            }
+            for r in self.retrieved
+        ]
+        return data

@@ -1,0 +1,112 @@
+"""`graphmem tasks ...` and `graphmem insights ...` end to end on the embedded engine."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphmem_neo4j.cli.main import app
+from graphmem_neo4j.store.embedded import EmbeddedServer
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+@pytest.fixture
+def cli(falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("GRAPHMEM_HOME", str(falkordb_server.home))
+    monkeypatch.setenv("GRAPHMEM_EMBEDDED_PORT", str(falkordb_server.port))
+    monkeypatch.setenv("GRAPHMEM_DATABASE", f"cli_{uuid.uuid4().hex[:10]}")
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "hash")
+    return CliRunner()
+
+
+def run(cli: CliRunner, *args: str, code: int = 0) -> str:
+    result = cli.invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def test_the_documented_workflow(cli: CliRunner) -> None:
+    space = ("--space", "demo")
+    first = json.loads(run(cli, "tasks", "record", str(EXAMPLES / "tasks.jsonl"), *space, "--json"))
+    assert (first["recorded"], first["unchanged"]) == (3, 0)
+    again = json.loads(run(cli, "tasks", "record", str(EXAMPLES / "tasks.jsonl"), *space, "--json"))
+    assert (again["recorded"], again["unchanged"]) == (0, 3)
+
+    judged = json.loads(run(cli, "insights", "feedback", "--pending", *space, "--json"))
+    assert [r["task_id"] for r in judged["results"]] == [
+        "heat-egg-1",
+        "heat-potato-1",
+        "clean-mug-1",
+    ]
+    assert all(r["applied"] for r in judged["results"])
+    assert judged["results"][0]["add"]["decision"]
+    assert judged["results"][0]["decided_by"] == "controller:offline"
+
+    online = json.loads(
+        run(
+            cli,
+            "tasks",
+            "record",
+            str(EXAMPLES / "tasks_more.jsonl"),
+            *space,
+            "--feedback",
+            "--json",
+        )
+    )
+    verdicts = {t["id"]: t["feedback"] for t in online["tasks"]}
+    failed = verdicts["cool-egg-1"]
+    assert failed["edits"] and all(
+        e["operation"] in ("REVISE", "ARCHIVE", "PENALIZE") for e in failed["edits"]
+    )
+
+    found = json.loads(run(cli, "insights", "retrieve", "heat some bread", *space, "--json"))
+    assert set(found) == {"insights"} and found["insights"]
+    assert set(found["insights"][0]) == {"id", "text", "score", "positive", "negative"}
+
+    listed = json.loads(run(cli, "insights", "list", "--all", *space, "--json"))
+    insight = next(i for i in listed if i["id"] == judged["results"][0]["created"][0])
+    trail = json.loads(run(cli, "insights", "history", insight["id"], *space, "--json"))
+    first_edit = trail["edits"][0]
+    assert first_edit["operation"] == "ADD" and first_edit["query_id"] == "heat-egg-1"
+    assert first_edit["requested_by"].startswith("cli")
+    text = run(cli, "insights", "history", insight["id"], *space)
+    assert "ADD of " + insight["id"] + " on task heat-egg-1" in text
+
+    shown = run(cli, "tasks", "show", "cool-egg-1", *space)
+    assert "cool-egg-1 [failed]" in shown and "decided by controller:offline" in shown
+    replay = json.loads(run(cli, "insights", "feedback", "cool-egg-1", *space, "--json"))
+    assert replay["results"][0]["already_applied"]
+
+
+def test_a_bad_file_is_refused_with_file_line_and_field(cli: CliRunner, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    good = (EXAMPLES / "tasks.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    bad.write_text(good + "\n" + '{"id": "x", "query": "q", "status": "won", "steps": []}\n')
+    result = cli.invoke(app, ["tasks", "record", str(bad), "--space", "bad"])
+    assert result.exit_code == 6
+    assert f"{bad}:2, field 'status'" in result.output
+    # nothing from the file was stored: the space was not even created
+    result = cli.invoke(app, ["insights", "list", "--space", "bad"])
+    assert result.exit_code == 5 and "unknown space 'bad'" in result.output
+
+
+def test_errors_map_to_exit_codes(cli: CliRunner, tmp_path: Path) -> None:
+    run(cli, "tasks", "record", str(EXAMPLES / "tasks.jsonl"), "--space", "s")
+    assert "unknown space" in run(cli, "insights", "retrieve", "q", "--space", "nope", code=5)
+    assert "no recorded task 'ghost'" in run(
+        cli, "insights", "feedback", "ghost", "-s", "s", code=5
+    )
+    assert "give task ids or --pending" in run(cli, "insights", "feedback", "-s", "s", code=6)
+    assert "no such file" in run(cli, "tasks", "record", str(tmp_path / "none.jsonl"), code=6)
+    assert "invalid id" in run(cli, "insights", "history", "x'})", "-s", "s", code=6)
+
+
+def test_help_explains_the_commands(cli: CliRunner) -> None:
+    text = run(cli, "insights", "retrieve", "--help")
+    assert "r = s − λ·c" in text and "--lambda" in text
+    assert '"resolved"|"failed"' in run(cli, "tasks", "record", "--help")

@@ -1,0 +1,66 @@
+import pytest
+
+from graphmem_neo4j.insights.scoring import (
+    EvidenceNode,
+    cosine,
+    expand,
+    rank_insights,
+    top_k,
+    utility,
+)
+
+
+def node(
+    id: str, positive: set[str], negative: set[str] | None = None, active: bool = True
+) -> EvidenceNode:
+    return EvidenceNode(id, f"text {id}", active, frozenset(positive), frozenset(negative or ()))
+
+
+def test_cosine_and_top_k() -> None:
+    assert cosine([1, 0], [0, 1]) == 0
+    assert cosine([1, 1], [2, 2]) == pytest.approx(1)
+    assert cosine([0, 0], [1, 0]) == 0
+    vectors = {"a": [1.0, 0.0], "b": [0.6, 0.8], "c": [-1.0, 0.0], "d": [1.0, 0.0]}
+    assert top_k([1.0, 0.0], vectors, 3) == ["a", "d", "b"]
+
+
+def test_expansion_adds_neighbours_of_seeds_only() -> None:
+    neighbours = {"a": ["b"], "b": ["c"], "x": ["y"]}
+    assert expand(["a"], neighbours) == {"a", "b"}
+    assert expand([], neighbours) == set()
+
+
+def test_utility_is_positive_minus_lambda_times_negative() -> None:
+    assert utility(3, 2, 1.0) == 1
+    assert utility(3, 2, 0.5) == 2
+    assert utility(1, 2, 0.0) == 1
+
+
+def test_candidates_need_activity_and_positive_evidence_in_the_set() -> None:
+    nodes = [
+        node("active", {"q1"}),
+        node("archived", {"q1", "q2"}, active=False),
+        node("elsewhere", {"q9"}),
+        node("only-negative", set(), {"q1"}),
+    ]
+    ranked = rank_insights({"q1", "q2"}, nodes, lam=1.0, b=10)
+    assert [r.id for r in ranked] == ["active"]
+
+
+def test_evidence_outside_the_set_does_not_count() -> None:
+    ranked = rank_insights({"q1"}, [node("i", {"q1", "q5", "q6"}, {"q7", "q8"})], lam=1.0, b=5)
+    assert (ranked[0].positive, ranked[0].negative, ranked[0].score) == (1, 0, 1.0)
+
+
+def test_conflicts_push_an_insight_down_and_lambda_sets_how_far() -> None:
+    nodes = [node("broad", {"q1", "q2", "q3"}, {"q4", "q5"}), node("narrow", {"q1", "q2"})]
+    qs = {"q1", "q2", "q3", "q4", "q5"}
+    assert [r.id for r in rank_insights(qs, nodes, lam=1.0, b=2)] == ["narrow", "broad"]
+    assert [r.id for r in rank_insights(qs, nodes, lam=0.0, b=2)] == ["broad", "narrow"]
+
+
+def test_top_b_and_ties_break_on_positive_then_id() -> None:
+    nodes = [node("b", {"q1"}), node("a", {"q1"}), node("c", {"q1", "q2"}, {"q3"})]
+    ranked = rank_insights({"q1", "q2", "q3"}, nodes, lam=1.0, b=2)
+    # all score 1.0: c has more positive evidence, then a before b by id
+    assert [r.id for r in ranked] == ["c", "a"]
