@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from . import admin, conversation, experience, facts, insights, server
+from . import admin, browse, conversation, experience, facts, insights, recall, server
 from .common import STATE
 
 app = typer.Typer(
@@ -53,6 +53,8 @@ conversation.register(app)
 facts.register(app)
 insights.register(app)
 experience.register(app)
+recall.register(app)
+browse.register(app)
 
 
 def run() -> None:
