@@ -1,0 +1,9 @@
+// Inter-unit rewriting (§3.3, eq. 10): the current units that depend on the given ones, each
+// with every unit that supports it and that unit's status.
+UNWIND $ids AS changed_id
+MATCH (c:MemoryUnit {space: $space, id: changed_id})-[:SUPPORTS]->(u:MemoryUnit)
+WHERE u.status IN ['active', 'outdated']
+WITH DISTINCT u
+MATCH (sup:MemoryUnit)-[:SUPPORTS]->(u)
+WITH u, collect({id: sup.id, status: sup.status, valid_to: sup.valid_to}) AS supporters
+RETURN u {.id, .subject, .relation, .object, .category, .context, .status, .confidence, .valid_from, .valid_to, .recorded_at, .source, .text, .subject_key, .relation_key, .object_key, .category_key, .context_key} AS unit, supporters

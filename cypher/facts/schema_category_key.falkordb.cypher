@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Category) ON (n.space, n.id)

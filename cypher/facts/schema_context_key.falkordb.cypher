@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Context) ON (n.space, n.id)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Subject) ON (n.space, n.id)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:MemoryUnit) ON (n.space, n.id)

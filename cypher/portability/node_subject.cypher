@@ -1,0 +1,4 @@
+UNWIND $rows AS row
+MERGE (n:Subject {space: $space, id: row.id})
+SET n += row.props, n.embedding = row.embedding
+RETURN count(n) AS written

@@ -1,0 +1,6 @@
+UNWIND $rows AS row
+MATCH (a:Category {space: $space, id: row.source})
+MATCH (b:MemoryUnit {space: $space, id: row.target})
+MERGE (a)-[r:CATEGORY_OF]->(b)
+SET r += row.props
+RETURN count(r) AS written
