@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import EngineUnavailable, PortInUse
 
@@ -143,12 +143,15 @@ class EmbeddedServer:
         with self._locked():
             pid = self._pid()
             if pid is not None:
-                if self._wait_ready(pid, timeout):
+                state = self._await(pid, timeout)
+                if state == "ready":
                     return self.status()
-                raise EngineUnavailable(
-                    f"the embedded FalkorDB server (pid {pid}) runs but did not answer within "
-                    f"{timeout:.0f}s; see {self.log_file}"
-                )
+                if state == "timeout":
+                    raise EngineUnavailable(
+                        f"the embedded FalkorDB server (pid {pid}) runs but did not answer "
+                        f"within {timeout:.0f}s; see {self.log_file}"
+                    )
+                # "dead": killed a moment ago, its pid file left behind; start afresh
             if _port_busy(self.port, grace=2.0):
                 # Not our pid file, yet something listens: a stranger, or our server whose pid
                 # file went missing. _answers() tells them apart (raises PortInUse).
@@ -205,7 +208,13 @@ class EmbeddedServer:
                 close_fds=True,
             )
         self.pid_file.write_text(str(process.pid))
-        if not self._wait_ready(process.pid, timeout):
+        state = self._await(process.pid, timeout)
+        if state == "dead":
+            tail = self._log_tail()
+            if "Address already in use" in tail:
+                raise PortInUse(self._port_taken_message("another process"))
+            raise EngineUnavailable(f"the embedded FalkorDB server exited; log tail:\n{tail}")
+        if state == "timeout":
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
             _reap(process.pid)
@@ -214,18 +223,17 @@ class EmbeddedServer:
                 f"log tail:\n{self._log_tail()}"
             )
 
-    def _wait_ready(self, pid: int, timeout: float) -> bool:
+    def _await(self, pid: int, timeout: float) -> Literal["ready", "dead", "timeout"]:
+        """Wait for the server `pid` to answer. "dead" also covers a server killed a moment
+        ago whose pid file is still there: the caller then starts a new one."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if not _alive(pid):
-                tail = self._log_tail()
-                if "Address already in use" in tail:
-                    raise PortInUse(self._port_taken_message("another process"))
-                raise EngineUnavailable(f"the embedded FalkorDB server exited; log tail:\n{tail}")
+                return "dead"
             if self._answers():
-                return True
+                return "ready"
             time.sleep(0.05)
-        return False
+        return "timeout"
 
     def _log_tail(self, lines: int = 15) -> str:
         try:
