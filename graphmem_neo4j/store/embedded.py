@@ -93,6 +93,8 @@ class EmbeddedServer:
         """True when our server is up and finished loading; raises PortInUse if a stranger holds
         the port."""
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         client = redis.Redis(
             host=HOST,
@@ -100,6 +102,7 @@ class EmbeddedServer:
             password=self.password(),
             socket_timeout=2.0,
             socket_connect_timeout=1.0,
+            retry=Retry(NoBackoff(), 0),  # a probe: the caller polls, redis-py must not retry
         )
         try:
             return bool(client.ping())
