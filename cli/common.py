@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.settings import Settings
 
+SKIP_INVALID = typer.Option(
+    False,
+    "--skip-invalid",
+    help="Leave out the lines that fail the checks (each reported on stderr) instead of "
+    "refusing the whole file; the count is printed at the end",
+)
+
 P = ParamSpec("P")
 R = TypeVar("R")
 

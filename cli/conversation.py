@@ -7,11 +7,25 @@ from typing import TYPE_CHECKING, Any, cast
 
 import typer
 
-from .common import emit_json, existing_file, handle_errors, open_memory, progress, resolve_space
+from .common import (
+    SKIP_INVALID,
+    emit_json,
+    existing_file,
+    handle_errors,
+    open_memory,
+    progress,
+    resolve_space,
+)
 
 if TYPE_CHECKING:
-    from graphmem_neo4j.conversation.models import SearchMode, SearchResult
+    from graphmem_neo4j.conversation.models import (
+        IngestReport,
+        SearchMode,
+        SearchResult,
+        TurnInput,
+    )
     from graphmem_neo4j.conversation.readers import InputFormat
+    from graphmem_neo4j.errors import Refused
 
 JSON = typer.Option(False, "--json", help="Print JSON instead of text")
 SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
@@ -46,36 +60,50 @@ def ingest(
         help="Run forgetting after every N ingested turns (default 400; 0 = never)",
         show_default=False,
     ),
+    skip_invalid: bool = SKIP_INVALID,
     as_json: bool = JSON,
 ) -> None:
     """Store conversation turns: embed, extract entities and relations, link sessions.
 
     The whole file is validated first; a bad row stops it with the file, line and field and
-    nothing is written. Re-running a file stores it once; an interrupted run resumes.
+    nothing is written (with --skip-invalid the bad rows are left out and counted instead).
+    Re-running a file stores it once; an interrupted run resumes.
     """
     from graphmem_neo4j.conversation.readers import read_turns
-    from graphmem_neo4j.errors import InputError
+    from graphmem_neo4j.errors import InputError, Refused, without_refused_lines
 
     if fmt not in ("jsonl", "locomo"):
         raise InputError(f"unknown format {fmt!r}: use jsonl or locomo", field="--format")
     existing_file(file)
-    groups = read_turns(file, cast("InputFormat", fmt), space=space)
+    refused = Refused(str(file))
+    if skip_invalid:
+        if fmt != "jsonl":
+            raise InputError("works line by line, on jsonl files only", field="--skip-invalid")
+        valid = _valid_turns(file, refused)
+        total = len(valid)
+    else:
+        groups = read_turns(file, cast("InputFormat", fmt), space=space)
+        total = sum(len(turns) for _, turns in groups)
     memory = open_memory()
     default = resolve_space(None)
-    total = sum(len(turns) for _, turns in groups)
-    reports = []
     with progress("ingesting", total, enabled=not as_json) as advance:
-        for target, turns in groups:
-            reports.append(
-                memory.conversation.add_turns(
-                    turns,
-                    space=target or default,
-                    on_progress=advance,
-                    forget_every=forget_every,
-                )
+
+        def add(target: str | None, turns: list[TurnInput]) -> IngestReport:
+            return memory.conversation.add_turns(
+                turns, space=target or default, on_progress=advance, forget_every=forget_every
             )
+
+        if skip_invalid:
+            reports = [without_refused_lines(valid, lambda ts: add(space, ts), refused)]
+        else:
+            reports = [add(target, turns) for target, turns in groups]
+    for error in refused.errors:
+        typer.echo(f"skipped {error}", err=True)
     if as_json:
-        emit_json([r.as_dict() for r in reports] if len(reports) > 1 else reports[0].as_dict())
+        if len(reports) > 1:
+            emit_json([r.as_dict() for r in reports])
+        else:
+            emit_json({**reports[0].as_dict(), **(refused.as_dict() if skip_invalid else {})})
         return
     for r in reports:
         rate = r.turns_written / r.seconds if r.seconds else 0.0
@@ -90,6 +118,30 @@ def ingest(
                 f"  forgetting {run.run_id}: {run.nodes_removed} nodes, "
                 f"{run.edges_removed} edges, {run.bytes_removed} bytes removed"
             )
+    if skip_invalid:
+        typer.echo(refused.summary())
+
+
+def _valid_turns(file: Path, refused: Refused) -> list[tuple[int, TurnInput]]:
+    """--skip-invalid: the turns of the lines that pass the checks `read_turns` makes (a
+    repeated turn_id is refused on its second line)."""
+    from graphmem_neo4j.conversation.readers import parse_turn_row
+    from graphmem_neo4j.errors import InputError, collect_valid
+
+    first: dict[str, int] = {}
+
+    def parse(line: int, row: Any) -> TurnInput:
+        turn = parse_turn_row(row, source=str(file), line=line)
+        if first.setdefault(turn.turn_id, line) != line:
+            raise InputError(
+                f"duplicate turn_id {turn.turn_id!r} (first on line {first[turn.turn_id]})",
+                source=str(file),
+                line=line,
+                field="turn_id",
+            )
+        return turn
+
+    return collect_valid(file, parse, refused)
 
 
 def _print_result(result: SearchResult) -> None:

@@ -8,10 +8,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 import typer
 
-from .common import emit_json, existing_file, handle_errors, open_memory, progress, resolve_space
+from .common import (
+    SKIP_INVALID,
+    emit_json,
+    existing_file,
+    handle_errors,
+    open_memory,
+    progress,
+    resolve_space,
+)
 
 if TYPE_CHECKING:
-    from graphmem_neo4j.experience.models import GraphDiff, Kind, Trajectory
+    from graphmem_neo4j.errors import Refused
+    from graphmem_neo4j.experience.models import AddReport, GraphDiff, Kind, Trajectory
     from graphmem_neo4j.experience.parsing import Format
 
 JSON = typer.Option(False, "--json", help="Print JSON instead of text")
@@ -72,6 +81,7 @@ def add(
     ),
     fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
     space: str | None = SPACE,
+    skip_invalid: bool = SKIP_INVALID,
     as_json: bool = JSON,
 ) -> None:
     """Store trajectories as action decision graphs and rebuild the insights they touch.
@@ -81,18 +91,31 @@ def add(
     linked to their most similar tasks with the workflow their experts share. The whole file
     is checked first: a bad line stores nothing. Adding the same file again stores nothing new.
     """
+    from graphmem_neo4j.errors import Refused, without_refused_lines
     from graphmem_neo4j.experience.parsing import parse_file
 
-    trajectories = parse_file(existing_file(file), kind=_kind(kind), fmt=_format(fmt))
+    existing_file(file)
+    refused = Refused(str(file))
+    if skip_invalid:
+        valid = _valid_trajectories(file, _kind(kind), _format(fmt), refused)
+    else:
+        trajectories = parse_file(file, kind=_kind(kind), fmt=_format(fmt))
     memory = open_memory()
     with ExitStack() as stack:
-        report = memory.experience.add(
-            trajectories,
-            space=resolve_space(space),
-            on_progress=_Bars(stack, enabled=not as_json),
-        )
+
+        def add_all(runs: list[Trajectory]) -> AddReport:
+            return memory.experience.add(
+                runs, space=resolve_space(space), on_progress=_Bars(stack, enabled=not as_json)
+            )
+
+        if skip_invalid:
+            report = without_refused_lines(valid, add_all, refused)
+        else:
+            report = add_all(trajectories)
+    for error in refused.errors:
+        typer.echo(f"skipped {error}", err=True)
     if as_json:
-        emit_json(report.as_dict())
+        emit_json({**report.as_dict(), **(refused.as_dict() if skip_invalid else {})})
         return
     typer.echo(
         f"space {report.space}: {report.added} trajectories added, {report.replaced} replaced, "
@@ -100,6 +123,37 @@ def add(
         f"{report.edges} edges); {report.matched_pairs} exploration/expert pairs matched, "
         f"{report.similar_edges} cross-task edges; {report.seconds:.1f} s"
     )
+    if skip_invalid:
+        typer.echo(refused.summary())
+
+
+def _valid_trajectories(
+    file: Path, kind: Kind, fmt: Format, refused: Refused
+) -> list[tuple[int, Trajectory]]:
+    """--skip-invalid: the trajectories of the lines that pass the checks `parse_file` makes
+    (a repeated id is refused on its later line)."""
+    from graphmem_neo4j.errors import InputError, collect_valid
+    from graphmem_neo4j.experience.parsing import from_alfworld, from_jsonl
+
+    source = str(file)
+    first: dict[str, int] = {}
+
+    def parse(line: int, record: Any) -> Trajectory:
+        if not isinstance(record, dict):
+            raise InputError("expected a JSON object", source=source, line=line)
+        style = fmt if fmt != "auto" else ("alfworld" if "conversations" in record else "jsonl")
+        reader = from_alfworld if style == "alfworld" else from_jsonl
+        trajectory = reader(record, kind=kind, source=source, line=line)
+        if first.setdefault(trajectory.id, line) != line:
+            raise InputError(
+                f"duplicate id {trajectory.id!r} (first on line {first[trajectory.id]})",
+                source=source,
+                line=line,
+                field="id",
+            )
+        return trajectory
+
+    return collect_valid(file, parse, refused)
 
 
 def _load(ref: str, kind: Kind, fmt: str, space: str | None) -> Trajectory:

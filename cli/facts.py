@@ -7,10 +7,18 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .common import emit_json, existing_file, handle_errors, open_memory, progress, resolve_space
+from .common import (
+    SKIP_INVALID,
+    emit_json,
+    existing_file,
+    handle_errors,
+    open_memory,
+    progress,
+    resolve_space,
+)
 
 if TYPE_CHECKING:
-    from graphmem_neo4j.facts.models import IngestReport, MemoryUnit
+    from graphmem_neo4j.facts.models import FactInput, IngestReport, MemoryUnit
 
 JSON = typer.Option(False, "--json", help="Print JSON instead of text")
 SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
@@ -68,9 +76,10 @@ def _print_report(report: IngestReport) -> None:
 def add(
     file: Path = typer.Argument(..., help="Facts JSONL, one fact a line"),
     space: str | None = SPACE,
+    skip_invalid: bool = SKIP_INVALID,
     as_json: bool = JSON,
 ) -> None:
-    """Add structured facts (no LLM): one JSON object a line,
+    """Add structured facts from a JSONL file (no LLM needed). One JSON object a line:
 
     {"id"?: str, "subject": str, "relation": str, "object": str, "category": str,
     "context"?: str, "valid_from"?: ISO-8601, "confidence"?: 0..1, "depends_on"?: [ids],
@@ -81,23 +90,43 @@ def add(
     become outdated. The whole file is checked first: one bad line and nothing is stored.
     Adding the same file again changes nothing.
     """
-    from graphmem_neo4j.facts.parsing import read_facts_file
+    from graphmem_neo4j.errors import Refused, collect_valid, without_refused_lines
+    from graphmem_neo4j.facts.parsing import parse_fact, read_facts_file
 
     existing_file(file)
-    items = read_facts_file(file)
-    memory = open_memory()
-    with progress("adding facts", len(items), enabled=not as_json) as advance:
-        report = memory.facts.add_facts(
-            [item for _, item in items],
-            space=resolve_space(space),
-            lines=[line for line, _ in items],
-            source_name=str(file),
-            on_progress=advance,
+    refused = Refused(str(file))
+    if skip_invalid:
+        items = collect_valid(
+            file, lambda line, data: parse_fact(data, source=str(file), line=line), refused
         )
-    if as_json:
-        emit_json(report.as_dict())
     else:
-        _print_report(report)
+        items = read_facts_file(file)
+    line_of = {id(item): line for line, item in items}
+    memory = open_memory()
+    name = resolve_space(space)
+    with progress("adding facts", len(items), enabled=not as_json) as advance:
+
+        def add_all(facts: list[FactInput]) -> IngestReport:
+            return memory.facts.add_facts(
+                facts,
+                space=name,
+                lines=[line_of[id(f)] for f in facts],
+                source_name=str(file),
+                on_progress=advance,
+            )
+
+        if skip_invalid:
+            report = without_refused_lines(items, add_all, refused)
+        else:
+            report = add_all([item for _, item in items])
+    for error in refused.errors:
+        typer.echo(f"skipped {error}", err=True)
+    if as_json:
+        emit_json({**report.as_dict(), **(refused.as_dict() if skip_invalid else {})})
+        return
+    _print_report(report)
+    if skip_invalid:
+        typer.echo(refused.summary())
 
 
 @facts_app.command("add-text")

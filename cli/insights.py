@@ -4,14 +4,28 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .common import emit_json, existing_file, handle_errors, open_memory, progress, resolve_space
+from .common import (
+    SKIP_INVALID,
+    emit_json,
+    existing_file,
+    handle_errors,
+    open_memory,
+    progress,
+    resolve_space,
+)
 
 if TYPE_CHECKING:
-    from graphmem_neo4j.insights.models import FeedbackResult, InsightHistory
+    from graphmem_neo4j.errors import Refused
+    from graphmem_neo4j.insights.models import (
+        FeedbackResult,
+        InsightHistory,
+        RecordSummary,
+        TaskRecord,
+    )
 
 JSON = typer.Option(False, "--json", help="Print JSON instead of text")
 SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
@@ -62,6 +76,7 @@ def record(
         "--feedback",
         help="Run the graph controller on each task right after recording it (online loop)",
     ),
+    skip_invalid: bool = SKIP_INVALID,
     as_json: bool = JSON,
 ) -> None:
     """Record finished tasks (JSONL, one task a line) into the query graph.
@@ -74,27 +89,43 @@ def record(
     its nearest earlier queries. The whole file is checked first: one bad line and nothing
     is stored. Recording the same file again changes nothing.
     """
+    from graphmem_neo4j.errors import Refused, without_refused_lines
     from graphmem_neo4j.insights.models import RetrievalParams
     from graphmem_neo4j.insights.parsing import read_tasks
 
     existing_file(file)
-    parsed = read_tasks(file)
+    refused = Refused(str(file))
+    if skip_invalid:
+        valid = _valid_tasks(file, refused)
+    else:
+        parsed = read_tasks(file)
+        valid = [(parsed.lines[t.id], t) for t in parsed.tasks]
+    lines = {task.id: line for line, task in valid}
     params = RetrievalParams(k=top_k, b=top_b, lam=lam)
     memory = open_memory()
     name = resolve_space(space)
-    with progress("recording tasks", len(parsed.tasks), enabled=not as_json) as advance:
-        summary = memory.insights.record_tasks(
-            parsed.tasks,
-            space=name,
-            params=params,
-            source=parsed.source,
-            lines=parsed.lines,
-            on_progress=advance,
-            learn=learn,
-            requested_by=_requester(),
-        )
+    with progress("recording tasks", len(valid), enabled=not as_json) as advance:
+
+        def record_all(tasks: list[TaskRecord]) -> RecordSummary:
+            return memory.insights.record_tasks(
+                tasks,
+                space=name,
+                params=params,
+                source=str(file),
+                lines=lines,
+                on_progress=advance,
+                learn=learn,
+                requested_by=_requester(),
+            )
+
+        if skip_invalid:
+            summary = without_refused_lines(valid, record_all, refused)
+        else:
+            summary = record_all([task for _, task in valid])
+    for error in refused.errors:
+        typer.echo(f"skipped {error}", err=True)
     if as_json:
-        emit_json(summary.as_dict())
+        emit_json({**summary.as_dict(), **(refused.as_dict() if skip_invalid else {})})
         return
     typer.echo(
         f"space {name}: recorded {summary.recorded} task(s), {summary.unchanged} already there"
@@ -104,6 +135,34 @@ def record(
             typer.echo(f"{task.id}: {len(task.retrieved)} insight(s) retrieved")
         if task.feedback is not None and not task.feedback.already_applied:
             _print_edits(task.feedback)
+    if skip_invalid:
+        typer.echo(refused.summary())
+
+
+def _valid_tasks(file: Path, refused: Refused) -> list[tuple[int, TaskRecord]]:
+    """--skip-invalid: the tasks of the lines that pass the checks `read_tasks` makes (an id
+    repeated with other content is refused on its later line; an exact repeat is dropped)."""
+    from graphmem_neo4j.errors import InputError, collect_valid
+    from graphmem_neo4j.insights.parsing import task_from_dict
+
+    first: dict[str, tuple[int, str]] = {}
+    repeats: set[int] = set()
+
+    def parse(line: int, data: Any) -> TaskRecord:
+        task = task_from_dict(data, source=str(file), line=line)
+        earlier, digest = first.setdefault(task.id, (line, task.content_hash()))
+        if earlier != line:
+            if digest != task.content_hash():
+                raise InputError(
+                    f"task {task.id!r} appears on line {earlier} with other content",
+                    source=str(file),
+                    line=line,
+                    field="id",
+                )
+            repeats.add(line)
+        return task
+
+    return [(line, t) for line, t in collect_valid(file, parse, refused) if line not in repeats]
 
 
 @tasks_app.command("show")

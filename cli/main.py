@@ -57,5 +57,20 @@ recall.register(app)
 browse.register(app)
 
 
+def _one_line_summaries(typer_app: typer.Typer) -> None:
+    """Command lists show a docstring's first paragraph; Typer keeps its hard line breaks,
+    which then break the table's columns. Join them."""
+    for command in typer_app.registered_commands:
+        doc = command.help or (command.callback.__doc__ if command.callback else None)
+        if command.short_help is None and doc:
+            command.short_help = " ".join(doc.strip().split("\n\n")[0].split())
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _one_line_summaries(group.typer_instance)
+
+
+_one_line_summaries(app)
+
+
 def run() -> None:
     app()

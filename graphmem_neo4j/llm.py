@@ -12,10 +12,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from .errors import ConfigError, LLMError
 from .settings import Settings
+from .store.params import text_problem
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -62,9 +63,27 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
 def parse_json_answer(text: str, schema: type[T]) -> T:
-    """Validate an answer, tolerating a ```json fence around it."""
+    """Validate an answer, tolerating a ```json fence around it. Text no engine can store (a
+    NUL, a lone surrogate) makes the answer invalid, like a schema error: retried, not
+    written."""
     body = _FENCE.sub("", text.strip()).strip()
-    return schema.model_validate(json.loads(body))
+    data = json.loads(body)
+    _check_storable(data, "answer")
+    return schema.model_validate(data)
+
+
+def _check_storable(value: Any, where: str) -> None:
+    if isinstance(value, str):
+        problem = text_problem(value)
+        if problem is not None:
+            raise ValueError(f"{where}: {problem}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_storable(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_storable(key, f"{where} key")
+            _check_storable(item, f"{where}.{key}")
 
 
 class OpenAICompatibleLLM:
@@ -111,7 +130,7 @@ class OpenAICompatibleLLM:
             content = response.choices[0].message.content or ""
             try:
                 return parse_json_answer(content, schema)
-            except (json.JSONDecodeError, ValidationError) as e:
+            except ValueError as e:  # JSONDecodeError, ValidationError, unstorable text
                 self.usage.failed()
                 last_error = f"invalid answer: {str(e)[:300]}"
                 messages += [

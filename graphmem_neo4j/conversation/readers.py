@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import InputError
+from ..errors import InputError, jsonl_records
 from ..spaces import validate_space
+from ..store.params import text_problem
 from .models import TurnInput
 from .text import parse_iso, parse_locomo_time
 
@@ -22,18 +22,6 @@ InputFormat = Literal["jsonl", "locomo"]
 REQUIRED = ("session", "turn_id", "speaker", "text")
 MAX_TEXT = 20_000
 MAX_ID = 200
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", source=str(path)) from e
-    with handle:
-        try:
-            yield from enumerate(handle, start=1)
-        except UnicodeDecodeError as e:
-            raise InputError(f"not valid UTF-8: {e.reason}", source=str(path)) from e
 
 
 def _string(value: Any, name: str, *, source: str, line: int | None, limit: int) -> str:
@@ -44,6 +32,9 @@ def _string(value: Any, name: str, *, source: str, line: int | None, limit: int)
     text = value.strip()
     if not text:
         raise InputError("must not be empty", source=source, line=line, field=name)
+    problem = text_problem(text)
+    if problem is not None:
+        raise InputError(problem, source=source, line=line, field=name)
     if len(text) > limit:
         raise InputError(
             f"longer than {limit} characters ({len(text)})", source=source, line=line, field=name
@@ -81,6 +72,22 @@ def parse_turn_row(row: Any, *, source: str, line: int | None) -> TurnInput:
                 f"not an ISO-8601 date-time: {stamp!r}", source=source, line=line, field="timestamp"
             ) from e
     metadata = {k: v for k, v in row.items() if k not in (*REQUIRED, "timestamp")}
+    for key, value in metadata.items():
+        # kept as JSON text (metadata_json): it must encode, and NaN/Infinity are not JSON
+        try:
+            json.dumps({key: value}, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except ValueError as e:  # UnicodeEncodeError is a ValueError
+            reason = (
+                "not valid Unicode text"
+                if isinstance(e, UnicodeEncodeError)
+                else "NaN or Infinity, which JSON metadata cannot hold"
+            )
+            raise InputError(
+                f"cannot be kept as metadata: {reason}",
+                source=source,
+                line=line,
+                field=key if text_problem(key) is None else ascii(key),
+            ) from e
     return TurnInput(
         session=session,
         turn_id=turn_id,
@@ -98,13 +105,7 @@ def read_jsonl(path: Path) -> list[TurnInput]:
     source = str(path)
     turns: list[TurnInput] = []
     first_line: dict[str, int] = {}
-    for number, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
+    for number, row in jsonl_records(path):
         turn = parse_turn_row(row, source=source, line=number)
         if turn.turn_id in first_line:
             raise InputError(
@@ -129,11 +130,13 @@ def read_locomo(path: Path, *, space: str | None = None) -> list[tuple[str, list
     turn's timestamp; a shared image's caption is kept in the text as "[image: …]"."""
     source = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8-sig"))
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", source=source) from e
     except UnicodeDecodeError as e:
-        raise InputError(f"not valid UTF-8: {e.reason}", source=source) from e
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(f"not valid UTF-8: {e.reason}", source=source, line=line) from e
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg}", source=source, line=e.lineno) from e
     records = data if isinstance(data, list) else [data]
@@ -237,30 +240,22 @@ def parse_query_rows(path: Path) -> list[QueryRow]:
     """A batch search file: one {"id": str, "query": str, "space"?: str} per line."""
     source = str(path)
     rows: list[QueryRow] = []
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", source=source) from e
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
-            if not isinstance(data, dict):
-                raise InputError("expected a JSON object", source=source, line=number)
-            for name in ("id", "query"):
-                value = data.get(name)
-                if not isinstance(value, str) or not value.strip():
-                    raise InputError(
-                        "must be a non-empty string", source=source, line=number, field=name
-                    )
-            space = data.get("space")
-            if space is not None:
-                validate_space(space, source=source, line=number)
-            rows.append(QueryRow(id=data["id"], query=data["query"], space=space))
+    for number, data in jsonl_records(path):
+        if not isinstance(data, dict):
+            raise InputError("expected a JSON object", source=source, line=number)
+        for name in ("id", "query"):
+            value = data.get(name)
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(
+                    "must be a non-empty string", source=source, line=number, field=name
+                )
+            problem = text_problem(value)
+            if problem is not None:
+                raise InputError(problem, source=source, line=number, field=name)
+        space = data.get("space")
+        if space is not None:
+            validate_space(space, source=source, line=number)
+        rows.append(QueryRow(id=data["id"], query=data["query"], space=space))
     if not rows:
         raise InputError("no queries in file", source=source)
     return rows

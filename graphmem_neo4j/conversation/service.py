@@ -760,6 +760,12 @@ class ConversationService:
         ]
         return hits, nodes, edges
 
+    def touch(self, turn_ids: Sequence[str], *, space: str) -> None:
+        """Count turns as accessed, as a search does for what it returns (recall calls this
+        for the turns it put in a context)."""
+        if turn_ids:
+            self._touch(space, list(turn_ids), [])
+
     def _touch(self, space: str, turn_ids: list[str], entity_ids: list[str]) -> None:
         params = {"space": space, "now": now_ms(), "clock": self.clock(space)}
         self.memory.store.write("conversation/touch_turns", {**params, "ids": turn_ids})

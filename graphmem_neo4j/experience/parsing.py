@@ -16,33 +16,28 @@ the first human turn is the initial observation ending in "Your task is to: …"
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import InputError
+from ..errors import InputError, decode_line, numbered_lines, parse_json_text
+from ..store.params import text_problem
 from .models import KINDS, Kind, Step, Trajectory
 from .normalize import collapse
 
 Format = Literal["auto", "alfworld", "jsonl"]
 FORMATS: tuple[Format, ...] = ("auto", "alfworld", "jsonl")
 TASK_MARKER = "your task is to:"
+MAX_TEXT = 20_000
+"""Longest action, observation or task text (ALFWorld's longest turn is under 1,000)."""
 ALFWORLD_METADATA = ("task_type", "task_desc", "pddl_params", "scene_num", "human_goal_descs")
 
 
 def parse_file(path: Path, *, kind: Kind, fmt: Format = "auto") -> list[Trajectory]:
     source = str(path)
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", source=source) from e
-    with handle:
-        try:
-            return parse_lines(handle, source=source, kind=kind, fmt=fmt)
-        except UnicodeDecodeError as e:
-            raise InputError(f"not valid UTF-8: {e.reason}", source=source) from e
+    lines = (decode_line(raw, source=source, line=n) for n, raw in numbered_lines(path))
+    return parse_lines(lines, source=source, kind=kind, fmt=fmt)
 
 
 def parse_lines(
@@ -76,10 +71,7 @@ def _records(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str,
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
+        record = parse_json_text(line, source=source, line=number)
         if not isinstance(record, dict):
             raise InputError("expected a JSON object", source=source, line=number)
         yield number, record
@@ -101,6 +93,11 @@ class _Checker:
             raise self.fail(f"expected a string, got {_kind(value)}", field)
         if not allow_empty and not value.strip():
             raise self.fail("must not be empty", field)
+        if len(value) > MAX_TEXT:
+            raise self.fail(f"longer than {MAX_TEXT} characters ({len(value)})", field)
+        problem = text_problem(value)
+        if problem is not None:
+            raise self.fail(problem, field)
         return value
 
     def required(self, name: str) -> Any:

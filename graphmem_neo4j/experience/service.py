@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, LLMError, NotFound
 from ..schema import now_ms
+from ..store.write_lock import exclusive_space
 from .diff import diff_graphs
 from .graph import abstract_graph, trajectory_graph
 from .insights import (
@@ -113,8 +114,22 @@ class ExperienceService:
                 raise InputError(f"{t.kind} trajectory {t.id!r} appears twice", field="id")
             seen.add(t.stored_id)
         name = self.memory.ensure_space(space or self.memory.settings.space)
+        with exclusive_space(self.memory.store, name):
+            return self._add(batch, name, started, on_progress)
+
+    def _add(
+        self,
+        batch: list[Trajectory],
+        name: str,
+        started: float,
+        on_progress: ProgressFn | None,
+    ) -> AddReport:
+        """`add` under the space's writer lock: what is stored is read, decided on and written
+        with no other writer of the space in between (a concurrent add of the same runs would
+        otherwise redo them as replacements and drop cross-task edges the first one made)."""
         store = self.memory.store
         progress = on_progress or (lambda phase, n, total: None)
+        seen = {t.stored_id for t in batch}
 
         stored = {
             row["id"]: row
@@ -429,6 +444,15 @@ class ExperienceService:
             expert = self.trajectory(expert, kind="expert", space=space)
         return diff_graphs(trajectory_graph(exploration), trajectory_graph(expert))
 
+    def _vocabulary(self, space: str) -> list[str]:
+        rows = self.memory.store.read("experience/name_vocabulary", {"space": space})
+        return [row["name"] for row in rows]
+
+    def query_texts(self, task: str, *, space: str | None = None) -> tuple[str, str]:
+        """The two texts `retrieve` embeds for a task (recall embeds them together with its
+        query, in one model call)."""
+        return embedding_texts(task, self._vocabulary(space or self.memory.settings.space))
+
     def retrieve(self, task: str, *, space: str | None = None, k: int = 3, t: int = 3) -> Guidance:
         """§4.3: the top-K tasks by embedding similarity with their insights, and the top-T
         cross-task edges around them, rendered as guidance for an agent's prompt."""
@@ -439,7 +463,7 @@ class ExperienceService:
         name = self.memory.require_space(space or self.memory.settings.space)
         self.memory.ensure_embedder_matches()
         store = self.memory.store
-        names = [row["name"] for row in store.read("experience/name_vocabulary", {"space": name})]
+        names = self._vocabulary(name)
         text, skeleton_text = embedding_texts(task, names)
         vector = combine(*self.memory.embedder.embed([text, skeleton_text]))
         tasks = tuple(

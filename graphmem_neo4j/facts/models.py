@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..store.params import text_problem
 from .keys import format_time, parse_time
 
 
@@ -42,6 +43,9 @@ def _text(value: str, *, limit: int) -> str:
         raise ValueError(f"longer than {limit} characters")
     if _CONTROL.search(text):
         raise ValueError("contains control characters")
+    problem = text_problem(text)
+    if problem is not None:
+        raise ValueError(problem)
     return text
 
 

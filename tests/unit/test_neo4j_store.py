@@ -1,0 +1,181 @@
+"""Neo4jStore against a fake driver: which session, access mode and transaction function each
+call uses, which query text and parameters reach the driver, and how driver errors become
+graphmem errors. The live behaviour is covered by the `neo4j`-marked integration tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import neo4j
+import neo4j.exceptions as errs
+import pytest
+
+from graphmem_neo4j.errors import AuthenticationFailed, EngineUnavailable, InputError, QueryError
+from graphmem_neo4j.queries import load_query
+from graphmem_neo4j.settings import parse_uri
+from graphmem_neo4j.store.neo4j_store import Neo4jStore
+
+
+class FakeRecord:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def data(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+@dataclass
+class FakeTx:
+    driver: FakeDriver
+
+    def run(self, text: str, params: dict[str, Any]) -> list[FakeRecord]:
+        self.driver.runs.append((text, params))
+        if self.driver.query_error is not None:
+            raise self.driver.query_error
+        return [FakeRecord(row) for row in self.driver.rows]
+
+
+@dataclass
+class FakeSession:
+    driver: FakeDriver
+    database: str
+    mode: str
+
+    def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        self.driver.calls.append(("execute_read", self.database, self.mode))
+        return work(FakeTx(self.driver))
+
+    def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
+        self.driver.calls.append(("execute_write", self.database, self.mode))
+        return work(FakeTx(self.driver))
+
+
+@dataclass
+class FakeDriver:
+    uri: str
+    auth: Any
+    connect_error: Exception | None = None
+    query_error: Exception | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    calls: list[tuple[str, str, str]] = field(default_factory=list)
+    closed: bool = False
+
+    def verify_connectivity(self) -> None:
+        if self.connect_error is not None:
+            raise self.connect_error
+
+    @contextmanager
+    def session(self, *, database: str, default_access_mode: str) -> Iterator[FakeSession]:
+        yield FakeSession(self, database, default_access_mode)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def fake_driver(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Every GraphDatabase.driver(...) call returns a FakeDriver configured by `config`."""
+    config: dict[str, Any] = {"connect_error": None, "made": []}
+
+    def make(uri: str, *, auth: Any, **_: Any) -> FakeDriver:
+        driver = FakeDriver(uri, auth, connect_error=config["connect_error"])
+        config["made"].append(driver)
+        return driver
+
+    monkeypatch.setattr(neo4j.GraphDatabase, "driver", make)
+    return config
+
+
+def open_store(uri: str = "neo4j://db.example:7687", password: str | None = "pw") -> Neo4jStore:
+    return Neo4jStore(parse_uri(uri), user="neo4j", password=password, database="memory")
+
+
+def test_reads_are_routed_to_readers_in_the_named_database(fake_driver: dict[str, Any]) -> None:
+    store = open_store()
+    driver = fake_driver["made"][0]
+    driver.rows = [{"label": "Turn", "n": 3}]
+    rows = store.read("core/count_labels", {"space": "demo"})
+    assert rows == [{"label": "Turn", "n": 3}]
+    assert driver.calls == [("execute_read", "memory", neo4j.READ_ACCESS)]
+    text, params = driver.runs[0]
+    assert text == load_query("core/count_labels", "neo4j")
+    assert params == {"space": "demo"}
+
+
+def test_writes_use_the_retrying_write_transaction_function(fake_driver: dict[str, Any]) -> None:
+    store = open_store()
+    driver = fake_driver["made"][0]
+    store.write("core/ensure_space", {"space": "demo", "now": 1})
+    assert driver.calls == [("execute_write", "memory", neo4j.WRITE_ACCESS)]
+
+
+def test_the_neo4j_variant_of_a_query_is_sent(fake_driver: dict[str, Any]) -> None:
+    store = open_store()
+    store.read("core/list_indexes")
+    sent = fake_driver["made"][0].runs[0][0]
+    assert sent == load_query("core/list_indexes", "neo4j")
+    assert sent != load_query("core/list_indexes", "falkordb")
+
+
+def test_credentials_in_the_uri_never_reach_the_driver_uri(fake_driver: dict[str, Any]) -> None:
+    open_store("neo4j://neo4j:secret@db.example:7687", password="secret")
+    driver = fake_driver["made"][0]
+    assert "secret" not in driver.uri
+    assert driver.auth == ("neo4j", "secret")
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (errs.AuthError("unauthorized"), AuthenticationFailed),
+        (errs.ServiceUnavailable("connection refused"), EngineUnavailable),
+        (errs.ConfigurationError("bad routing"), EngineUnavailable),
+    ],
+    ids=["auth", "unreachable", "configuration"],
+)
+def test_connect_errors_become_graphmem_errors_without_secrets(
+    fake_driver: dict[str, Any], error: Exception, expected: type[Exception]
+) -> None:
+    fake_driver["connect_error"] = error
+    with pytest.raises(expected) as caught:
+        open_store("neo4j://neo4j:hunter2@db.example:7687", password="hunter2")
+    assert "db.example" in str(caught.value)
+    assert "hunter2" not in str(caught.value)
+
+
+def test_a_rejected_query_names_the_query_and_the_code(fake_driver: dict[str, Any]) -> None:
+    store = open_store()
+    failure = errs.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Statement.SyntaxError", message="Invalid input 'X'"
+    )
+    fake_driver["made"][0].query_error = failure
+    with pytest.raises(QueryError) as caught:
+        store.read("core/list_spaces")
+    message = str(caught.value)
+    assert "core/list_spaces" in message
+    assert "Neo.ClientError.Statement.SyntaxError" in message
+
+
+def test_a_connection_lost_mid_query_is_engine_unavailable(fake_driver: dict[str, Any]) -> None:
+    store = open_store()
+    fake_driver["made"][0].query_error = errs.SessionExpired("leader gone")
+    with pytest.raises(EngineUnavailable):
+        store.write("core/ensure_space", {"space": "demo", "now": 1})
+
+
+def test_unstorable_text_is_refused_before_it_is_sent(fake_driver: dict[str, Any]) -> None:
+    store = open_store()
+    with pytest.raises(InputError) as caught:
+        store.write("core/ensure_space", {"space": "demo\ud800", "now": 1})
+    assert caught.value.field == "space"
+    assert fake_driver["made"][0].runs == []
+
+
+def test_close_closes_the_driver(fake_driver: dict[str, Any]) -> None:
+    store = open_store()
+    store.close()
+    assert fake_driver["made"][0].closed
