@@ -158,10 +158,13 @@ def stats(
     all_spaces: bool = typer.Option(False, "--all", help="Every space"),
     as_json: bool = JSON,
 ) -> None:
-    """Count nodes per label and relationships per type in a space."""
+    """Count nodes per label and relationships per type in a space, and what it has cost in
+    tokens: LLM prompt and completion tokens per layer, and recall context tokens per layer."""
     memory = open_memory()
     names = [row["id"] for row in memory.spaces()] if all_spaces else [resolve_space(space)]
-    reports = [memory.stats(name) for name in names]
+    reports = [
+        {**memory.stats(name), "tokens": memory.token_usage(name).as_dict()} for name in names
+    ]
     if as_json:
         emit_json(reports if all_spaces else reports[0])
         return
@@ -174,6 +177,25 @@ def stats(
             typer.echo(f"  (:{label}) {count}")
         for rel, count in sorted(report["relationships"].items()):
             typer.echo(f"  [:{rel}] {count}")
+        _print_tokens(report["tokens"])
+
+
+def _print_tokens(tokens: dict[str, Any]) -> None:
+    llm, recall = tokens["llm"], tokens["recall"]
+
+    def per_layer(counts: dict[str, int]) -> str:
+        parts = [f"{layer} {n}" for layer, n in counts.items() if n]
+        return f" ({', '.join(parts)})" if parts else ""
+
+    typer.echo(
+        f"  tokens: LLM {llm['prompt_tokens']} prompt + {llm['completion_tokens']} completion "
+        f"in {llm['calls']} calls{per_layer(llm['by_layer'])}"
+        + (f", {llm['failures']} failed attempts" if llm["failures"] else "")
+    )
+    typer.echo(
+        f"  tokens: recall {recall['context_tokens']} context tokens in {recall['calls']} "
+        f"calls{per_layer(recall['by_layer'])}"
+    )
 
 
 @handle_errors

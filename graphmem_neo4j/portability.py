@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import struct
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -16,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import InputError, SchemaMismatch
+from .errors import InputError, SchemaMismatch, jsonl_records
 from .memory import GraphMemory
 from .schema import labels as known_labels
 from .schema import read_state
 from .schema import relationships as known_relationships
 from .spaces import validate_space
+from .store.params import check_params
 
 FORMAT = "graphmem-export"
 VERSION = 1
@@ -146,33 +148,17 @@ def _read_dump(path: Path) -> tuple[dict[str, Any], list[tuple[int, dict[str, An
     source = str(path)
     header: dict[str, Any] | None = None
     records: list[tuple[int, dict[str, Any]]] = []
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", source=source) from e
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InputError(f"malformed JSON: {e.msg}", source=source, line=number) from e
-                if not isinstance(record, dict) or "kind" not in record:
-                    raise InputError("expected an object with 'kind'", source=source, line=number)
-                if header is None:
-                    if record.get("kind") != "header" or record.get("format") != FORMAT:
-                        raise InputError(
-                            f"not a graphmem export (no '{FORMAT}' header)",
-                            source=source,
-                            line=number,
-                        )
-                    header = record
-                    continue
-                records.append((number, record))
-        except UnicodeDecodeError as e:
-            raise InputError(f"not valid UTF-8: {e.reason}", source=source) from e
+    for number, record in jsonl_records(path):
+        if not isinstance(record, dict) or "kind" not in record:
+            raise InputError("expected an object with 'kind'", source=source, line=number)
+        if header is None:
+            if record.get("kind") != "header" or record.get("format") != FORMAT:
+                raise InputError(
+                    f"not a graphmem export (no '{FORMAT}' header)", source=source, line=number
+                )
+            header = record
+            continue
+        records.append((number, record))
     if header is None:
         raise InputError("empty file", source=source)
     return header, records
@@ -195,6 +181,7 @@ def _validate(records: list[tuple[int, dict[str, Any]]], source: str) -> None:
                 raise InputError(
                     "a node needs a string 'id' and a 'props' object", source=source, line=number
                 )
+            _check_props(record, source, number, reserved=("space", "id"))
         elif kind == "rel":
             if record.get("type") not in rel_types:
                 raise InputError(
@@ -210,10 +197,41 @@ def _validate(records: list[tuple[int, dict[str, Any]]], source: str) -> None:
                     source=source,
                     line=number,
                 )
+            for end in ("source", "target"):
+                if not isinstance(record.get(end), str):
+                    raise InputError("expected a node id", source=source, line=number, field=end)
+            if not isinstance(record.get("props"), dict):
+                raise InputError("expected an object", source=source, line=number, field="props")
+            _check_props(record, source, number, reserved=("space",))
         elif kind != "footer":
             raise InputError(
                 f"unknown record kind {kind!r}", source=source, line=number, field="kind"
             )
+
+
+# Property keys are ours, snake_case: an export holds no other. A dump whose props named
+# `space` or `id` would move a node into another tenant's space or rename it, so those are
+# refused too (the space comes from the header or --space, the id from the record).
+_PROPERTY_KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+def _check_props(
+    record: dict[str, Any], source: str, line: int, *, reserved: tuple[str, ...]
+) -> None:
+    props = record["props"]
+    for key in props:
+        if not isinstance(key, str) or not _PROPERTY_KEY.match(key) or key in reserved:
+            raise InputError(
+                f"property key {str(key)[:40]!r} is not one graphmem writes",
+                source=source,
+                line=line,
+                field="props",
+            )
+    try:
+        # what the engines can store exactly (FalkorDB's rules are the stricter ones)
+        check_params({"props": props, "id": record.get("id")}, "falkordb")
+    except InputError as e:
+        raise InputError(e.reason, source=source, line=line, field=e.field) from e
 
 
 def import_dump(

@@ -1,0 +1,5 @@
+// Cosine of the query with each candidate fact unit's embedding: recall's common scale.
+UNWIND $ids AS id
+MATCH (u:MemoryUnit {space: $space, id: id})
+WHERE u.embedding IS NOT NULL
+RETURN u.id AS id, 1 - vec.cosineDistance(u.embedding, vecf32($embedding)) AS similarity

@@ -1,0 +1,311 @@
+"""Token accounting: a deterministic token estimate for packing recall contexts, and what
+memory costs in tokens, per space: LLM prompt and completion tokens (as the endpoint reports
+them) and the context tokens recall hands out.
+
+The totals live as counters on the space's (:Space) node (`cypher/tokens/`), so `graphmem
+stats` shows them and they survive restarts; exports skip the Space node, so a content hash
+never depends on them.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from .llm import LLMClient, TokenUsage
+
+if TYPE_CHECKING:
+    from .store.base import GraphStore
+
+T = TypeVar("T", bound=BaseModel)
+
+Layer = Literal["conversation", "facts", "insights", "experience"]
+LAYERS: tuple[Layer, ...] = ("conversation", "facts", "insights", "experience")
+
+# --- the estimate ------------------------------------------------------------------------------
+_PIECE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_", re.UNICODE)
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens a BPE tokenizer (GPT-style) spends on `text`, estimated without one.
+
+    Rule (deterministic, no download): each run of letters costs 1 token plus 1 per further 7
+    letters (an ASCII word; most English words are one token), a non-ASCII letter run 1 per 2
+    characters (accents and other scripts split finely); each run of digits 1 per 3 digits;
+    each other non-space character 1. Whitespace is free, so the estimate is additive: the
+    estimate of lines joined by newlines is the sum of the lines' estimates, which is what
+    lets recall pack a context to an exact budget. docs/recall.md compares it with a real
+    tokenizer.
+    """
+    total = 0
+    for piece in _PIECE.findall(text):
+        first = piece[0]
+        if first.isdigit():
+            total += (len(piece) + 2) // 3
+        elif first.isalpha():
+            total += 1 + (len(piece) - 1) // 7 if piece.isascii() else (len(piece) + 1) // 2
+        else:
+            total += 1
+    return total
+
+
+TokenCounter = Callable[[str], int]
+
+
+# --- LLM usage ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LLMUsage:
+    """LLM tokens as the endpoint reported them."""
+
+    calls: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: LLMUsage) -> LLMUsage:
+        return LLMUsage(
+            self.calls + other.calls,
+            self.failures + other.failures,
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+    def __sub__(self, other: LLMUsage) -> LLMUsage:
+        return LLMUsage(
+            self.calls - other.calls,
+            self.failures - other.failures,
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+        )
+
+    @classmethod
+    def of(cls, usage: TokenUsage) -> LLMUsage:
+        return cls(usage.calls, usage.failures, usage.prompt_tokens, usage.completion_tokens)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "calls": self.calls,
+            "failures": self.failures,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+
+def layer_of(schema: type[BaseModel]) -> str:
+    """Which layer asked: the package of the answer schema (graphmem_neo4j.<layer>.…)."""
+    parts = schema.__module__.split(".")
+    if len(parts) > 1 and parts[0] == "graphmem_neo4j" and parts[1] in LAYERS:
+        return parts[1]
+    return "other"
+
+
+class _Tap(TokenUsage):
+    """The client's TokenUsage, also telling the meter about every call it counts."""
+
+    def __init__(
+        self, base: TokenUsage, on_add: Callable[[int, int], None], on_fail: Callable[[], None]
+    ) -> None:
+        super().__init__(base.prompt_tokens, base.completion_tokens, base.calls, base.failures)
+        self._on_add = on_add
+        self._on_fail = on_fail
+
+    def add(self, prompt: int, completion: int) -> None:
+        super().add(prompt, completion)
+        self._on_add(prompt, completion)
+
+    def failed(self) -> None:
+        super().failed()
+        self._on_fail()
+
+
+class MeteredLLM:
+    """Wraps an LLM client: every call's prompt and completion tokens go to `record(layer,
+    usage)` as the client counts them (retries included), attributed to the layer whose
+    answer schema was asked for. Thread-safe: the layer of a call is kept per thread."""
+
+    def __init__(self, inner: LLMClient, record: Callable[[str, LLMUsage], None]) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self._record = record
+        self._local = threading.local()
+        tap = _Tap(inner.usage, self._added, self._failed)
+        inner.usage = tap
+        self.usage: TokenUsage = tap
+
+    def _layer(self) -> str:
+        return str(getattr(self._local, "layer", "other"))
+
+    def _added(self, prompt: int, completion: int) -> None:
+        self._record(self._layer(), LLMUsage(1, 0, prompt, completion))
+
+    def _failed(self) -> None:
+        self._record(self._layer(), LLMUsage(0, 1, 0, 0))
+
+    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
+        previous = getattr(self._local, "layer", None)
+        self._local.layer = layer_of(schema)
+        try:
+            return self.inner.complete_json(system=system, user=user, schema=schema)
+        finally:
+            self._local.layer = previous
+
+
+# --- per-space ledger --------------------------------------------------------------------------
+@dataclass
+class UsageLedger:
+    """Usage not yet added to the graph, per (space, layer). `drain()` hands it over once."""
+
+    _llm: dict[tuple[str, str], LLMUsage] = field(default_factory=dict)
+    _recall: dict[str, RecallUsage] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add_llm(self, space: str, layer: str, usage: LLMUsage) -> None:
+        with self._lock:
+            key = (space, layer)
+            self._llm[key] = self._llm.get(key, LLMUsage()) + usage
+
+    def add_recall(self, space: str, tokens: Mapping[str, int]) -> None:
+        with self._lock:
+            before = self._recall.get(space, RecallUsage())
+            self._recall[space] = before.plus(1, tokens)
+
+    def drain(self) -> tuple[dict[tuple[str, str], LLMUsage], dict[str, RecallUsage]]:
+        with self._lock:
+            llm, recall = self._llm, self._recall
+            self._llm, self._recall = {}, {}
+            return llm, recall
+
+    def restore(
+        self, llm: Mapping[tuple[str, str], LLMUsage], recall: Mapping[str, RecallUsage]
+    ) -> None:
+        """Put back what a failed flush could not write (it is retried by the next flush)."""
+        for (space, layer), usage in llm.items():
+            self.add_llm(space, layer, usage)
+        with self._lock:
+            for space, spent in recall.items():
+                self._recall[space] = self._recall.get(space, RecallUsage()).merged(spent)
+
+
+@dataclass(frozen=True)
+class RecallUsage:
+    """Recall calls and the context tokens they returned, per layer."""
+
+    calls: int = 0
+    tokens: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(self.tokens.values())
+
+    def plus(self, calls: int, tokens: Mapping[str, int]) -> RecallUsage:
+        merged = dict(self.tokens)
+        for layer, n in tokens.items():
+            merged[layer] = merged.get(layer, 0) + n
+        return RecallUsage(self.calls + calls, merged)
+
+    def merged(self, other: RecallUsage) -> RecallUsage:
+        return self.plus(other.calls, other.tokens)
+
+
+def usage_rows(
+    llm: Mapping[tuple[str, str], LLMUsage], recall: Mapping[str, RecallUsage]
+) -> dict[str, dict[str, Any]]:
+    """One counter row per space for `tokens/add_usage` (layers as fixed properties)."""
+    rows: dict[str, dict[str, Any]] = {}
+
+    def row(space: str) -> dict[str, Any]:
+        return rows.setdefault(
+            space,
+            {
+                "space": space,
+                "llm_calls": 0,
+                "llm_failures": 0,
+                "llm_prompt_tokens": 0,
+                "llm_completion_tokens": 0,
+                "recall_calls": 0,
+                **{f"llm_tokens_{layer}": 0 for layer in (*LAYERS, "other")},
+                **{f"recall_tokens_{layer}": 0 for layer in LAYERS},
+            },
+        )
+
+    for (space, layer), usage in llm.items():
+        r = row(space)
+        r["llm_calls"] += usage.calls
+        r["llm_failures"] += usage.failures
+        r["llm_prompt_tokens"] += usage.prompt_tokens
+        r["llm_completion_tokens"] += usage.completion_tokens
+        key = f"llm_tokens_{layer if layer in LAYERS else 'other'}"
+        r[key] += usage.total_tokens
+    for space, spent in recall.items():
+        r = row(space)
+        r["recall_calls"] += spent.calls
+        for layer, n in spent.tokens.items():
+            if layer in LAYERS:
+                r[f"recall_tokens_{layer}"] += n
+    return rows
+
+
+def write_usage(
+    store: GraphStore,
+    llm: Mapping[tuple[str, str], LLMUsage],
+    recall: Mapping[str, RecallUsage],
+) -> int:
+    """Add drained usage to each space's counters (one statement per space; a space that no
+    longer exists is skipped). Returns how many spaces were updated."""
+    updated = 0
+    for _, params in sorted(usage_rows(llm, recall).items()):
+        if any(v for k, v in params.items() if k != "space"):
+            written = store.write("tokens/add_usage", params)
+            updated += int(written[0]["updated"]) if written else 0
+    return updated
+
+
+@dataclass(frozen=True)
+class TokenTotals:
+    """What one space has cost so far (`graphmem stats`)."""
+
+    space: str
+    llm: LLMUsage
+    llm_by_layer: dict[str, int]
+    """Prompt + completion tokens per layer that called the LLM."""
+    recall: RecallUsage
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "llm": {**self.llm.as_dict(), "by_layer": dict(self.llm_by_layer)},
+            "recall": {
+                "calls": self.recall.calls,
+                "context_tokens": self.recall.total_tokens,
+                "by_layer": dict(self.recall.tokens),
+            },
+        }
+
+
+def read_totals(store: GraphStore, space: str) -> TokenTotals:
+    rows = store.read("tokens/get_usage", {"space": space})
+    row: dict[str, Any] = rows[0] if rows else {}
+
+    def n(key: str) -> int:
+        value = row.get(key)
+        return int(value) if value is not None else 0
+
+    llm = LLMUsage(
+        n("llm_calls"), n("llm_failures"), n("llm_prompt_tokens"), n("llm_completion_tokens")
+    )
+    by_layer = {
+        layer: n(f"llm_tokens_{layer}") for layer in (*LAYERS, "other") if n(f"llm_tokens_{layer}")
+    }
+    recall = RecallUsage(
+        n("recall_calls"), {layer: n(f"recall_tokens_{layer}") for layer in LAYERS}
+    )
+    return TokenTotals(space, llm, by_layer, recall)
