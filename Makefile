@@ -42,8 +42,12 @@ unit: setup
 integration: setup
 	$(BIN)/python -m pytest tests/integration
 
+# Every figure in the README; about an hour on 2 cores. Data defaults to ../shared/data.
+BENCHMARKS := foundation conversation_scale locomo conversation_forgetting facts_conflicts \
+	facts_locality insights_ablation insights_retrieval experience_matching experience_memory \
+	recall_locomo recall_scale batch_ingest soak_crash
 bench: setup
-	$(BIN)/python benchmarks/foundation.py
+	set -e; for b in $(BENCHMARKS); do echo "== benchmarks/$$b.py"; $(BIN)/python benchmarks/$$b.py; done
 
 clean:
 	rm -rf $(VENV) $(LINT_DIR)/node_modules build dist *.egg-info

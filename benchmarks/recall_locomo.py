@@ -53,9 +53,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 def forget_query_vectors(memory: Any) -> None:
     """Empty GraphMemory's query memo, so each timed call embeds its question itself (search
     and recall ask the same question; the second would find the first one's vector)."""
-    memo = memory.embedder
-    with memo._lock:
-        memo._memo.clear()
+    memory.embedder.clear()
 
 
 def load_questions(data: Path) -> dict[str, list[dict[str, Any]]]:

@@ -1,7 +1,7 @@
 """Recall latency at scale: one space holding all four layers.
 
     python benchmarks/recall_scale.py [--turns 10000] [--facts 10000] [--insights 5000]
-        [--trajectories 1000] [--queries 200] [--home DIR]
+        [--trajectories 1000] [--queries 200] [--home DIR] [--torch-threads N] [--breakdown]
 
 Builds, in a private embedded FalkorDB, one space with
   --turns         synthetic conversation turns (benchmarks/conversation_synthetic.py),
@@ -19,8 +19,9 @@ first (model load is excluded); everything else a recall does before it returns 
 query embedding, the four layers' reads, scoring and packing (the access write on the packed
 turns and the token-usage write run after it returns, on a background thread, and overlap the
 next query). The query embedding alone is timed too, as the reference. With --home DIR the
-built graph is kept and reused by the next run. --torch-threads 1 keeps the model off the
-second core, which on a machine shared with other work is much faster (see docs/recall.md).
+built graph is kept and reused by the next run. --torch-threads N sets the model's torch threads
+(docs/recall.md has figures with 1 and with torch's default). --breakdown then times each layer
+alone, one after the other, with the query already embedded.
 """
 
 from __future__ import annotations
@@ -155,6 +156,34 @@ def distinct_questions(args: argparse.Namespace, rng: random.Random, count: int)
     return unique[:count]
 
 
+def breakdown(memory: Any, asked: Sequence[str], budget: int) -> None:
+    """Each layer alone, one after the other: recall(layers=[layer]) with the query's vector
+    already in the memo, so a layer's time is its reads, scoring and packing (experience also
+    embeds its own two texts, the task and its skeleton: that model call is in its time)."""
+    from graphmem_neo4j.tokens import LAYERS
+
+    alone: dict[str, list[float]] = defaultdict(list)
+    for q in asked:
+        memory.embedder.embed([q])
+        for layer in LAYERS:
+            started = time.perf_counter()
+            memory.recall(q, space=SPACE, budget_tokens=budget, layers=[layer])
+            alone[layer].append(time.perf_counter() - started)
+        memory.recaller.settle()  # the background writes do not overlap the next query
+    print("each layer alone, query embedded beforehand:")
+    for layer in LAYERS:
+        values = alone[layer]
+        print(
+            f"  {layer:<13} p50 {pct(values, 0.5) * 1000:6.1f} ms   "
+            f"p95 {pct(values, 0.95) * 1000:6.1f} ms"
+        )
+    sums = [sum(alone[layer][i] for layer in LAYERS) for i in range(len(asked))]
+    print(
+        f"  sum of the four p50 {pct(sums, 0.5) * 1000:6.1f} ms   "
+        f"p95 {pct(sums, 0.95) * 1000:6.1f} ms"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -174,6 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=0,
         help="torch intra-op threads for the model (0: torch's default, one per core)",
+    )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="then time each layer alone (recall with one layer, the query already embedded)",
     )
     args = parser.parse_args(argv)
     if args.torch_threads:
@@ -247,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"  {layer:<13} (in parallel) p50 {pct(values, 0.5) * 1000:6.1f} ms   "
                     f"p95 {pct(values, 0.95) * 1000:6.1f} ms"
                 )
+            if args.breakdown:
+                breakdown(memory, asked, args.budget)
     finally:
         if temporary is not None:
             server.stop()

@@ -134,15 +134,24 @@ class RecallService:
 
         # The layers start at once; the first to need the query's vector runs the model and
         # the others wait for it (the embedder's memo), so the searches that need no vector
-        # (full-text, the entity graph, the facts' name lookups) overlap with the model.
+        # (full-text, the entity graph, the facts' name lookups) overlap with the model. The
+        # experience layer embeds two texts of its own (the task and its skeleton): they go
+        # into the same model call, which costs little more than the query alone.
         def embedded() -> list[float]:
-            return memory.embedder.embed([query])[0]
+            texts = [query]
+            if "experience" in wanted:
+                texts += memory.experience.query_texts(query, space=space)
+            return memory.embedder.embed(texts)[0]
+
+        def experience() -> list[Candidate]:
+            embedded()
+            return self._experience(query, space)
 
         gatherers: dict[Layer, Callable[[], list[Candidate]]] = {
             "conversation": lambda: self._conversation(query, embedded, space, budget_tokens),
             "facts": lambda: self._facts(query, embedded, space),
             "insights": lambda: self._insights(embedded, space),
-            "experience": lambda: self._experience(query, space),
+            "experience": experience,
         }
         futures = {layer: self._executor().submit(_timed, gatherers[layer]) for layer in wanted}
         found = {layer: future.result() for layer, future in futures.items()}

@@ -35,6 +35,11 @@ class QueryMemo:
     def dimension(self) -> int:
         return self.inner.dimension
 
+    def clear(self) -> None:
+        """Forget every remembered vector (benchmarks time each query's own embedding)."""
+        with self._lock:
+            self._memo.clear()
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if len(texts) > MAX_TEXTS_PER_CALL or any(len(t) > MAX_TEXT_CHARS for t in texts):
             return self.inner.embed(texts)

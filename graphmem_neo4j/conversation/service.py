@@ -4,7 +4,7 @@ Ingestion (per batch, each step one idempotent UNWIND statement, in an order tha
 graph consistent if the process dies between any two of them):
 
     sessions → entities → turns (+ HAS_TURN, complete=false) → MENTIONS, RELATES, NEXT
-    → turns complete=true → session and entity counters recomputed
+    → session counters recomputed → turns complete=true
 
 A re-run skips turns stored complete with the same content and redoes the rest.
 """
@@ -367,11 +367,12 @@ class ConversationService:
         next_rows = [{"prev": p.prev, "id": p.turn.turn_id} for p in batch if p.prev]
         store.write_batches("conversation/link_next", next_rows, batch_size=size, params=params)
 
-        # 5. done: mark complete, recompute the session counters
+        # 5. recompute the session counters, then mark the turns complete: in this order a
+        # crash between the two leaves the turns incomplete, so the re-run redoes both.
+        store.write("conversation/refresh_sessions", {"space": space, "sessions": list(by_session)})
         store.write(
             "conversation/finish_turns", {"space": space, "ids": [p.turn.turn_id for p in batch]}
         )
-        store.write("conversation/refresh_sessions", {"space": space, "sessions": list(by_session)})
         counters["mentions"] += len(mention_rows)
         counters["relations"] += len(relation_rows)
 

@@ -127,9 +127,10 @@ def test_import_rejects_a_malformed_dump_and_writes_nothing(
     code, _, err = run("import", str(bad), "--space", "victim")
     assert code == 6 and f"{bad}:2" in err and "malformed JSON" in err
     bad.write_text(
-        json.dumps(header) + "\n"
-        + json.dumps({"kind": "node", "label": "Turn`) DETACH DELETE n //", "id": "1",
-                      "props": {}}) + "\n"
+        json.dumps(header)
+        + "\n"
+        + json.dumps({"kind": "node", "label": "Turn`) DETACH DELETE n //", "id": "1", "props": {}})
+        + "\n"
     )
     code, _, err = run("import", str(bad), "--space", "victim")
     assert code == 6 and "unknown node label" in err and "field 'label'" in err

@@ -165,3 +165,24 @@ def test_weights_move_a_layer_out(filled: GraphMemory, space: str) -> None:
     result = RecallService(filled, config).recall(QUESTION, space=space, budget_tokens=3000)
     assert "conversation" not in {i.layer for i in result.items}
     assert result.below_min_score > 0
+
+
+def test_the_model_runs_once_per_recall(
+    filled: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The query and the experience layer's task texts go into one model call; every layer
+    that needs the query's vector gets it from the memo."""
+    memo = filled.embedder
+    inner = memo.inner  # type: ignore[attr-defined]
+    calls: list[list[str]] = []
+    real = inner.embed
+
+    def counting(texts: list[str]) -> list[list[float]]:
+        calls.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(inner, "embed", counting)
+    filled.recall("How should I warm a potato before putting it on the table?", space=space)
+    assert len(calls) == 1, calls
+    assert calls[0][0] == "How should I warm a potato before putting it on the table?"
+    assert len(calls[0]) == 3  # the query, the normalised task, its skeleton

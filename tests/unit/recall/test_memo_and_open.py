@@ -44,6 +44,15 @@ def test_only_the_missing_texts_reach_the_model() -> None:
     assert out[1] == out[2] == HashEmbedder(16).embed(["c d"])[0]
 
 
+def test_clear_makes_the_model_run_again() -> None:
+    inner = Counting()
+    memo = QueryMemo(inner)
+    memo.embed(["a b"])
+    memo.clear()
+    memo.embed(["a b"])
+    assert inner.calls == [["a b"], ["a b"]]
+
+
 def test_batches_and_long_texts_bypass_the_memo() -> None:
     inner = Counting()
     memo = QueryMemo(inner)
