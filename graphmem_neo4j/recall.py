@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
+from .recall_cache import QueryMemo
 from .recall_models import Candidate, LayerReport, RecallConfig, RecallResult
 from .recall_rank import Coverage, calibrate, deduplicate, pack, relative, score
 from .tokens import LAYERS, Layer
@@ -132,28 +133,30 @@ class RecallService:
         memory.ensure_embedder_matches()
         started = time.perf_counter()
 
-        # The layers start at once; the first to need the query's vector runs the model and
-        # the others wait for it (the embedder's memo), so the searches that need no vector
-        # (full-text, the entity graph, the facts' name lookups) overlap with the model. The
-        # experience layer embeds two texts of its own (the task and its skeleton): they go
-        # into the same model call, which costs little more than the query alone.
-        def embedded() -> list[float]:
-            texts = [query]
-            if "experience" in wanted:
-                texts += memory.experience.query_texts(query, space=space)
-            return memory.embedder.embed(texts)[0]
+        # The query (with the experience layer's two texts: the task and its skeleton) is
+        # embedded in one model call on this thread while the layers run; a layer that needs
+        # a vector waits for it (the embedder's memo), so the searches that need none
+        # (full-text, the entity graph, the facts' name lookups) overlap with the model.
+        texts = [query]
+        if "experience" in wanted:
+            texts += memory.experience.query_texts(query, space=space)
+        memo = memory.embedder
+        embed_now = memo.reserve(texts) if isinstance(memo, QueryMemo) else None
 
-        def experience() -> list[Candidate]:
-            embedded()
-            return self._experience(query, space)
+        def embedded() -> list[float]:
+            return memory.embedder.embed([query])[0]
 
         gatherers: dict[Layer, Callable[[], list[Candidate]]] = {
             "conversation": lambda: self._conversation(query, embedded, space, budget_tokens),
             "facts": lambda: self._facts(query, embedded, space),
             "insights": lambda: self._insights(embedded, space),
-            "experience": experience,
+            "experience": lambda: self._experience(query, space),
         }
-        futures = {layer: self._executor().submit(_timed, gatherers[layer]) for layer in wanted}
+        try:
+            futures = {layer: self._executor().submit(_timed, gatherers[layer]) for layer in wanted}
+        finally:
+            if embed_now is not None:  # always: a reserved text nobody embeds blocks its askers
+                embed_now()
         found = {layer: future.result() for layer, future in futures.items()}
         candidates = [c for layer in wanted for c in found[layer][0]]
         kept, duplicates = deduplicate(

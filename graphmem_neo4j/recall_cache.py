@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
 from .embedder import Embedder
@@ -43,6 +43,27 @@ class QueryMemo:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if len(texts) > MAX_TEXTS_PER_CALL or any(len(t) > MAX_TEXT_CHARS for t in texts):
             return self.inner.embed(texts)
+        known, waiting, run = self._claim(texts)
+        known.update(run())
+        for text, other in waiting.items():
+            known[text] = other.result()[text]
+        return [list(known[t]) for t in texts]
+
+    def reserve(self, texts: Sequence[str]) -> Callable[[], object]:
+        """Mark `texts` as being embedded from now on and return the call that embeds them
+        in one model call. Whoever asks for one of them meanwhile, from any thread, waits for
+        that call instead of running the model itself."""
+        return self._claim(texts)[2]
+
+    def _claim(
+        self, texts: Sequence[str]
+    ) -> tuple[
+        dict[str, list[float]],
+        dict[str, Future[dict[str, list[float]]]],
+        Callable[[], dict[str, list[float]]],
+    ]:
+        """Split `texts` into remembered vectors, texts another call is embedding (their
+        futures), and the rest, registered as running: the returned call embeds those."""
         known: dict[str, list[float]] = {}
         waiting: dict[str, Future[dict[str, list[float]]]] = {}
         mine: list[str] = []
@@ -57,7 +78,10 @@ class QueryMemo:
                 else:
                     mine.append(text)
                     self._running[text] = job
-        if mine:
+
+        def run() -> dict[str, list[float]]:
+            if not mine:
+                return {}
             try:
                 fresh = dict(zip(mine, self.inner.embed(mine), strict=True))
             except BaseException as e:
@@ -74,7 +98,6 @@ class QueryMemo:
                 while len(self._memo) > self.size:
                     self._memo.popitem(last=False)
             job.set_result(fresh)
-            known.update(fresh)
-        for text, other in waiting.items():
-            known[text] = other.result()[text]
-        return [list(known[t]) for t in texts]
+            return fresh
+
+        return known, waiting, run

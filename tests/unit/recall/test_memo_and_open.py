@@ -53,6 +53,21 @@ def test_clear_makes_the_model_run_again() -> None:
     assert inner.calls == [["a b"], ["a b"]]
 
 
+def test_reserved_texts_are_embedded_once_by_whoever_reserved_them() -> None:
+    inner = Counting()
+    memo = QueryMemo(inner)
+    run = memo.reserve(["query", "task", "skeleton"])
+    got: list[list[list[float]]] = []
+    asker = threading.Thread(target=lambda: got.append(memo.embed(["task"])))
+    asker.start()
+    asker.join(0.2)
+    assert asker.is_alive() and inner.calls == []  # waits for the reserved call
+    run()
+    asker.join(5)
+    assert inner.calls == [["query", "task", "skeleton"]]
+    assert got == [HashEmbedder(16).embed(["task"])]
+
+
 def test_batches_and_long_texts_bypass_the_memo() -> None:
     inner = Counting()
     memo = QueryMemo(inner)
