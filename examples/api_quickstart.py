@@ -9,6 +9,7 @@ all-MiniLM-L6-v2 and no LLM. Running it twice stores everything once.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from graphmem_neo4j import GraphMemory
@@ -84,8 +85,10 @@ def main() -> None:
         )
         print(result.context)
         print(f"\n{result.tokens_used}/{result.budget_tokens} tokens: {result.tokens_by_layer}")
+        # Where the first items live, as Neo4j Browser parameters for the query
+        # `MATCH (n {space: $space, id: $id}) RETURN n` (values as JSON: nothing to escape).
         for item in result.items[:3]:
-            print(f"MATCH (n:{item.label} {{space: '{space}', id: '{item.id}'}}) RETURN n")
+            print(f"{item.label}: :param {json.dumps({'space': space, 'id': item.id})}")
 
         # 4. What it cost so far in this space.
         usage = memory.token_usage(space)

@@ -26,7 +26,7 @@ def test_the_quickstart_runs_and_is_idempotent(cli_env: dict[str, str]) -> None:
     assert "feedback on heat-egg-1: created ['ins-" in first
     assert "## Facts" in first and "Maya lives in Porto" in first
     assert "Maya lives in Lisbon" not in first  # superseded by the later value
-    assert "MATCH (n:" in first and "space: 'example'" in first
+    assert ':param {"space": "example", "id": ' in first
     assert "recall calls: 1, LLM tokens: 0" in first
     second = run_example(cli_env)
     assert "feedback on heat-egg-1: created []" in second  # already judged: nothing new
