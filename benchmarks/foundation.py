@@ -62,9 +62,9 @@ def bench_writes(home: Path, port: int, nodes: int) -> None:
     rerun_rate = nodes / (time.perf_counter() - start)
     count = store.read("core/count_labels", {"space": "bench"})
     print(
-        f"batched node writes (UNWIND, 1000/batch, MERGE on (space,id)): {batch_rate:,.0f} nodes/s"
+        f"batched node writes (UNWIND, 1000/batch, merged on (space,id)): {batch_rate:,.0f} nodes/s"
     )
-    print(f"  re-run of the same batch (idempotent MERGE, no new nodes): {rerun_rate:,.0f} nodes/s")
+    print(f"  re-run of the same batch (idempotent merge, no new nodes): {rerun_rate:,.0f} nodes/s")
     print(
         f"  baseline, one node per statement: {single_rate:,.0f} nodes/s "
         f"(batching x{batch_rate / single_rate:.0f})"

@@ -11,6 +11,8 @@ from typing import Any
 import typer
 
 from .common import (
+    JSON,
+    SPACE,
     emit_json,
     existing_file,
     handle_errors,
@@ -19,9 +21,6 @@ from .common import (
     resolve_space,
     settings,
 )
-
-JSON = typer.Option(False, "--json", help="Print JSON instead of text")
-SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
 
 
 def register(app: typer.Typer) -> None:

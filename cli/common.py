@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.settings import Settings
 
+JSON = typer.Option(False, "--json", help="Print JSON instead of text")
+SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
 SKIP_INVALID = typer.Option(
     False,
     "--skip-invalid",

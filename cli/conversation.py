@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any, cast
 import typer
 
 from .common import (
+    JSON,
     SKIP_INVALID,
+    SPACE,
     emit_json,
     existing_file,
     handle_errors,
@@ -27,8 +29,6 @@ if TYPE_CHECKING:
     from graphmem_neo4j.conversation.readers import InputFormat
     from graphmem_neo4j.errors import Refused
 
-JSON = typer.Option(False, "--json", help="Print JSON instead of text")
-SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
 MODES = ("hybrid", "sf", "vector", "fulltext")
 
 

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any, cast
 import typer
 
 from .common import (
+    JSON,
     SKIP_INVALID,
+    SPACE,
     emit_json,
     existing_file,
     handle_errors,
@@ -23,8 +25,6 @@ if TYPE_CHECKING:
     from graphmem_neo4j.experience.models import AddReport, GraphDiff, Kind, Trajectory
     from graphmem_neo4j.experience.parsing import Format
 
-JSON = typer.Option(False, "--json", help="Print JSON instead of text")
-SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
 FORMAT_HELP = "alfworld (conversations), jsonl ({id, task, reward, steps}) or auto (per line)"
 
 app = typer.Typer(

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from .common import (
+    JSON,
     SKIP_INVALID,
+    SPACE,
     emit_json,
     existing_file,
     handle_errors,
@@ -20,8 +22,6 @@ from .common import (
 if TYPE_CHECKING:
     from graphmem_neo4j.facts.models import FactInput, IngestReport, MemoryUnit
 
-JSON = typer.Option(False, "--json", help="Print JSON instead of text")
-SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
 SUBJECT = typer.Option(..., "--subject", help="Whose facts (any spelling: 'Alice', 'alice')")
 RELATION = typer.Option(None, "--relation", "-r", help="Only this relation ('lives_in')")
 

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .common import (
+    JSON,
     SKIP_INVALID,
+    SPACE,
     emit_json,
     existing_file,
     handle_errors,
@@ -27,8 +29,6 @@ if TYPE_CHECKING:
         TaskRecord,
     )
 
-JSON = typer.Option(False, "--json", help="Print JSON instead of text")
-SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
 TOP_K = typer.Option(5, "-k", "--top-k", min=1, help="Similar past queries to start from (eq. 2)")
 TOP_B = typer.Option(5, "-b", "--top-b", min=1, help="Insights to return (eq. 10)")
 LAMBDA = typer.Option(

@@ -7,14 +7,20 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .common import emit_json, existing_file, handle_errors, open_memory, progress, resolve_space
+from .common import (
+    JSON,
+    SPACE,
+    emit_json,
+    existing_file,
+    handle_errors,
+    open_memory,
+    progress,
+    resolve_space,
+)
 
 if TYPE_CHECKING:
     from graphmem_neo4j.chatlog import ChatLogReport
     from graphmem_neo4j.recall_models import RecallResult
-
-JSON = typer.Option(False, "--json", help="Print JSON instead of text")
-SPACE = typer.Option(None, "--space", "-s", help="Memory space [env: GRAPHMEM_SPACE]")
 
 
 def register(app: typer.Typer) -> None:
