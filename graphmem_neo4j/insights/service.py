@@ -439,13 +439,7 @@ class InsightService:
         self.memory.ensure_embedder_matches()
         vector = self.memory.embedder.embed([text])[0]
         rows = self.memory.store.read(
-            "insights/nearest_insights",
-            {
-                "space": space,
-                "embedding": vector,
-                "k": 1,
-                "candidates": RetrievalParams().candidates,
-            },
+            "insights/covering_insight", {"space": space, "embedding": vector}
         )
         if rows and float(rows[0]["similarity"]) >= COVER_SIMILARITY:
             return str(rows[0]["id"])

@@ -341,3 +341,28 @@ def test_a_run_killed_at_any_write_is_finished_by_the_next(memory: GraphMemory, 
             continue
         break
     assert n > 15  # every write of the scenario was interrupted once
+
+
+def test_the_add_guard_sees_its_own_space_however_many_others_say_the_same(
+    memory: GraphMemory, space: str
+) -> None:
+    """The vector index is shared by every space of the graph: with more spaces holding the
+    same insight than the index returns neighbours, an index-based guard saw none of its own
+    space's and stored the insight again."""
+    from graphmem_neo4j.insights.rules import templated_insight
+
+    first = task("first", "put a clean mug in the coffee machine")
+    text = templated_insight(first.query, first.steps)
+    assert text is not None
+    for n in range(110):  # more than RetrievalParams.candidates (100)
+        memory.insights.add_insight(text, space=f"{space}-crowd-{n}")
+    memory.insights.record_tasks([first], space=space, learn=True)
+    again = task("again", first.query)
+    judged = memory.insights.record_tasks([again], space=space, learn=True).tasks[0].feedback
+    assert judged is not None and list(judged.created) == []
+    active = [
+        p
+        for (label, _), p in graph(memory, space).nodes.items()
+        if label == "Insight" and p["active"]
+    ]
+    assert [p["text"] for p in active] == [text]
