@@ -5,9 +5,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 LINT_DIR := tests/cypher_lint
 
-.PHONY: setup demo test lint unit integration bench clean
+.PHONY: setup demo test lint unit integration bench clean neo4j neo4j-stop
+NEO4J_LOCAL := neo4j-local
 
-setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed
+setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed $(NEO4J_LOCAL)/target/classpath.txt
 
 # torch first, pinned: `torch==2.13.0` is a CPU build on this machine's disk; an unpinned
 # torch pulled in by sentence-transformers would be a multi-GB CUDA build.
@@ -21,6 +22,20 @@ $(VENV)/.installed: pyproject.toml
 $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
 	cd $(LINT_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# The local Neo4j (Community 5.26 embedded in a JVM): Maven resolves its jars into ~/.m2 once,
+# here; starting it later needs only `java`.
+$(NEO4J_LOCAL)/target/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J_LOCAL)/src -name '*.java')
+	cd $(NEO4J_LOCAL) && mvn -q -B package -DskipTests
+	touch $@
+
+# A local Neo4j in the background on 127.0.0.1:$(NEO4J_PORT); prints what to export.
+NEO4J_PORT ?= 7687
+neo4j: setup
+	$(BIN)/graphmem neo4j start --port $(NEO4J_PORT)
+
+neo4j-stop:
+	$(BIN)/graphmem neo4j stop --port $(NEO4J_PORT)
 
 demo: setup
 	$(BIN)/graphmem ingest examples/conversation.jsonl --space demo
@@ -50,4 +65,4 @@ bench: setup
 	set -e; for b in $(BENCHMARKS); do echo "== benchmarks/$$b.py"; $(BIN)/python benchmarks/$$b.py; done
 
 clean:
-	rm -rf $(VENV) $(LINT_DIR)/node_modules build dist *.egg-info
+	rm -rf $(VENV) $(LINT_DIR)/node_modules $(NEO4J_LOCAL)/target build dist *.egg-info

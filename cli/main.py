@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from . import admin, browse, conversation, experience, facts, insights, recall, server
+from . import admin, browse, conversation, experience, facts, insights, neo4j, recall, server
 from .common import STATE
 
 app = typer.Typer(
@@ -48,6 +48,7 @@ def main(
 
 
 app.add_typer(server.app, name="server")
+app.add_typer(neo4j.app, name="neo4j")
 admin.register(app)
 conversation.register(app)
 facts.register(app)

@@ -16,6 +16,7 @@ import pytest
 from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
+from graphmem_neo4j.store import local_neo4j
 from graphmem_neo4j.store.embedded import EmbeddedServer
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -60,7 +61,7 @@ def _docker_answers() -> bool:
 
 
 @pytest.fixture(scope="session")
-def neo4j_uri() -> Iterator[tuple[str, str, str]]:
+def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     """(uri, user, password) of a live Neo4j, or skip with the reason."""
     uri = os.environ.get("GRAPHMEM_TEST_NEO4J_URI")
     if uri:
@@ -70,8 +71,17 @@ def neo4j_uri() -> Iterator[tuple[str, str, str]]:
             os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD", "password"),
         )
         return
+    if local_neo4j.unavailable_reason() is None:
+        server = local_neo4j.LocalNeo4j(tmp_path_factory.mktemp("neo4j"), free_port())
+        server.start()  # attached: it stops with this process, however that ends
+        yield server.uri, "neo4j", server.password()
+        server.stop()
+        return
     if not _docker_answers():
-        pytest.skip("no Neo4j: GRAPHMEM_TEST_NEO4J_URI is unset and no Docker engine answers")
+        pytest.skip(
+            "no Neo4j: GRAPHMEM_TEST_NEO4J_URI is unset, no local Neo4j "
+            f"({local_neo4j.unavailable_reason()}) and no Docker engine answers"
+        )
     from testcontainers.neo4j import Neo4jContainer
 
     with Neo4jContainer("neo4j:5") as container:
@@ -102,8 +112,25 @@ def engine_settings(request: pytest.FixtureRequest) -> Settings:
             database=f"test_{uuid.uuid4().hex[:12]}",
         )
     uri, user, password = request.getfixturevalue("neo4j_uri")
-    # Neo4j Community has one user database: tests isolate by space name instead.
+    # Neo4j Community has one user database: each test starts from an empty one.
+    reset_neo4j(uri, user, password)
     return Settings(uri=uri, user=user, password=password)
+
+
+def reset_neo4j(uri: str, user: str, password: str) -> None:
+    """Empty the database: data, then indexes and constraints (a test may use another
+    embedding dimension than the last one, and the vector indexes fix it)."""
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
+        with driver.session() as session:  # IN TRANSACTIONS needs an auto-commit transaction
+            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS").consume()
+        for record in driver.execute_query("SHOW CONSTRAINTS YIELD name").records:
+            driver.execute_query("DROP CONSTRAINT $name IF EXISTS", name=record["name"])
+        for record in driver.execute_query(
+            "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+        ).records:
+            driver.execute_query("DROP INDEX $name IF EXISTS", name=record["name"])
 
 
 @pytest.fixture

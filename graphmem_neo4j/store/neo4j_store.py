@@ -39,6 +39,9 @@ class Neo4jStore(BatchingMixin):
                 auth=auth,
                 connection_timeout=timeout,
                 max_transaction_retry_time=timeout,
+                # the server's hints (unknown labels on a fresh graph, ...) are not the
+                # user's business; errors still raise
+                notifications_min_severity="OFF",
             )
             self._driver.verify_connectivity()
         except Exception as e:

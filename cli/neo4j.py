@@ -1,0 +1,80 @@
+"""`graphmem neo4j start|stop|status`: a local Neo4j Community server without Docker, run by
+Java from the `neo4j-local/` Maven module (built by `make setup`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from .common import JSON, emit_json, handle_errors, settings
+
+if TYPE_CHECKING:
+    from graphmem_neo4j.store.local_neo4j import LocalNeo4j
+
+app = typer.Typer(
+    help="Run a local Neo4j 5 (Community, embedded in a JVM with Bolt on 127.0.0.1) for users "
+    "with Java but no Docker. Data and a generated password live in GRAPHMEM_HOME/neo4j; "
+    "`start` prints what to export to point graphmem at it.",
+    no_args_is_help=True,
+)
+
+PORT = typer.Option(7687, "--port", "-p", help="Bolt port on 127.0.0.1")
+
+
+def _server(port: int) -> LocalNeo4j:
+    from graphmem_neo4j.store.local_neo4j import LocalNeo4j
+
+    return LocalNeo4j(settings().home / "neo4j", port)
+
+
+def _exports(uri: str) -> str:
+    return f"export GRAPHMEM_URI={uri} GRAPHMEM_PASSWORD=\"$(cat {settings().home}/neo4j/password)\""
+
+
+@app.command()
+@handle_errors
+def start(
+    port: int = PORT,
+    heap: str = typer.Option("1g", "--heap", help="JVM heap (java -Xmx)"),
+    as_json: bool = JSON,
+) -> None:
+    """Start the server in the background (no-op when it already runs) and wait until Bolt
+    accepts connections. The password is GRAPHMEM_PASSWORD when set, else generated."""
+    server = _server(port)
+    server.heap = heap
+    current = settings()
+    if current.password is not None:
+        server.password(current.password.get_secret_value())
+    status = server.start(detach=True)
+    if as_json:
+        emit_json(status.as_dict())
+        return
+    typer.echo(f"local Neo4j running at {status.uri} (pid {status.pid}, data {status.data_dir})")
+    typer.echo("point graphmem at it with:")
+    typer.echo(f"  {_exports(status.uri)}")
+
+
+@app.command()
+@handle_errors
+def stop(port: int = PORT, as_json: bool = JSON) -> None:
+    """Stop the server cleanly (Neo4j checkpoints its store first)."""
+    stopped = _server(port).stop()
+    if as_json:
+        emit_json({"stopped": stopped})
+    else:
+        typer.echo("stopped" if stopped else "not running")
+
+
+@app.command()
+@handle_errors
+def status(port: int = PORT, as_json: bool = JSON) -> None:
+    """Say whether the local Neo4j runs, where, and where its data and log are."""
+    report = _server(port).status().as_dict()
+    if as_json:
+        emit_json(report)
+        return
+    typer.echo(f"local Neo4j: {'running' if report['running'] else 'stopped'}")
+    for key in ("pid", "uri", "data_dir", "password_file", "log_file"):
+        if report.get(key) is not None:
+            typer.echo(f"  {key}: {report[key]}")

@@ -1,0 +1,273 @@
+"""A local Neo4j Community server without Docker: the `neo4j-local/` Maven module (Neo4j 5.26
+embedded in a JVM with its Bolt connector on 127.0.0.1), started with plain `java`.
+
+`make setup` builds the module, which resolves the jars once into the local Maven repository
+and writes `target/classpath.txt`; starting a server afterwards needs Java only, never the
+network. `graphmem neo4j start` (and `make neo4j`) runs one in the background for a user; the
+test suite starts its own, tied to the pytest process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import EngineUnavailable, PortInUse
+
+HOST = "127.0.0.1"
+DEFAULT_PORT = 7687
+MAIN_CLASS = "io.graphmem.neo4j.LocalNeo4j"
+SOURCE_MODULE = Path(__file__).resolve().parents[2] / "neo4j-local"
+
+
+def module_dir() -> Path:
+    """The Maven module (GRAPHMEM_NEO4J_LOCAL_DIR overrides the source tree's)."""
+    return Path(os.environ.get("GRAPHMEM_NEO4J_LOCAL_DIR", SOURCE_MODULE))
+
+
+def _classpath(module: Path) -> str | None:
+    jars = sorted((module / "target").glob("graphmem-local-neo4j-*.jar"))
+    listing = module / "target" / "classpath.txt"
+    if not jars or not listing.is_file():
+        return None
+    return os.pathsep.join([str(jars[-1]), listing.read_text(encoding="utf-8").strip()])
+
+
+def unavailable_reason(module: Path | None = None) -> str | None:
+    """None when a local Neo4j can start here, else why not."""
+    module = module or module_dir()
+    if shutil.which("java") is None:
+        return "no `java` on PATH (the local Neo4j needs Java 17)"
+    if not (module / "pom.xml").is_file():
+        return f"no Maven module at {module} (a source checkout has it under neo4j-local/)"
+    if _classpath(module) is None and shutil.which("mvn") is None:
+        return f"{module} is not built and there is no `mvn` to build it (run `make setup`)"
+    return None
+
+
+def build(module: Path | None = None) -> None:
+    """`mvn package`: compile the launcher and list its classpath (jars resolved into ~/.m2)."""
+    module = module or module_dir()
+    done = subprocess.run(
+        ["mvn", "-q", "-B", "package", "-DskipTests"],
+        cwd=module,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise EngineUnavailable(f"building the local Neo4j in {module} failed:\n{tail}")
+
+
+def _secret_file(path: Path, value: str | None) -> str:
+    """The password in `path` (0600): `value` when given, else the file's, else generated."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if value is not None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(value)
+        return value
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text(encoding="utf-8").strip()
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(secrets.token_urlsafe(24))
+    return path.read_text(encoding="utf-8").strip()
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((HOST, port)) == 0
+
+
+@dataclass(frozen=True)
+class LocalStatus:
+    running: bool
+    pid: int | None
+    uri: str
+    port: int
+    data_dir: str
+    password_file: str
+    log_file: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LocalNeo4j:
+    """One local Neo4j: data, password, pid and log under `folder`, Bolt on 127.0.0.1:`port`."""
+
+    def __init__(
+        self,
+        folder: Path,
+        port: int = DEFAULT_PORT,
+        *,
+        heap: str = "1g",
+        pagecache_mb: int = 256,
+        module: Path | None = None,
+    ) -> None:
+        self.folder = Path(folder).expanduser()
+        self.port = port
+        self.heap = heap
+        self.pagecache_mb = pagecache_mb
+        self.module = module or module_dir()
+        self.data_dir = self.folder / "data"
+        self.password_file = self.folder / "password"
+        self.state_file = self.folder / "server.json"
+        self.log_file = self.folder / "neo4j.log"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://{HOST}:{self.port}"
+
+    def password(self, value: str | None = None) -> str:
+        """The server's password; `value` replaces it (applied on the next start)."""
+        return _secret_file(self.password_file, value)
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def start(self, *, detach: bool = False, timeout: float = 180.0) -> LocalStatus:
+        """Start the server and return once Bolt accepts connections. Attached (the default),
+        it stops when this process exits; detached, it runs until `stop()`."""
+        current = self.status()
+        if current.running:
+            return current
+        reason = unavailable_reason(self.module)
+        if reason is not None:
+            raise EngineUnavailable(f"cannot start a local Neo4j: {reason}")
+        if _port_open(self.port):
+            raise PortInUse(
+                f"port {self.port} on {HOST} is taken by another process; "
+                "choose another with --port"
+            )
+        self.password()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        classpath = _classpath(self.module)
+        if classpath is None:
+            build(self.module)
+            classpath = _classpath(self.module)
+            assert classpath is not None
+        command = [
+            "java",
+            f"-Xmx{self.heap}",
+            "-XX:+UseSerialGC",  # two cores: no parallel GC threads competing with the caller
+            "-cp",
+            classpath,
+            MAIN_CLASS,
+            "--data",
+            str(self.data_dir),
+            "--port",
+            str(self.port),
+            "--password-file",
+            str(self.password_file),
+            "--pagecache",
+            str(self.pagecache_mb),
+        ]
+        if not detach:
+            command += ["--parent-pid", str(os.getpid())]
+        offset = self.log_file.stat().st_size if self.log_file.exists() else 0
+        with open(self.log_file, "ab") as log:
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C in the caller's terminal is not the JVM's
+            )
+        self.state_file.write_text(
+            json.dumps({"pid": self._process.pid, "port": self.port}), encoding="utf-8"
+        )
+        self._wait_ready(offset, timeout)
+        return self.status()
+
+    def _wait_ready(self, offset: int, timeout: float) -> None:
+        assert self._process is not None
+        deadline = time.monotonic() + timeout
+        marker = f"READY {self.uri}".encode()
+        while True:
+            with open(self.log_file, "rb") as log:
+                log.seek(offset)
+                if marker in log.read():
+                    return
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise EngineUnavailable(
+                    f"the local Neo4j on port {self.port} did not start; the end of "
+                    f"{self.log_file}:\n{self._log_tail(offset)}"
+                )
+            time.sleep(0.1)
+
+    def _log_tail(self, offset: int = 0, lines: int = 15) -> str:
+        with contextlib.suppress(FileNotFoundError), open(self.log_file, "rb") as log:
+            log.seek(offset)
+            text = log.read().decode("utf-8", errors="replace")
+            return "\n".join(text.strip().splitlines()[-lines:])
+        return ""
+
+    def _recorded(self) -> tuple[int | None, int]:
+        try:
+            state = json.loads(self.state_file.read_text(encoding="utf-8"))
+            return int(state["pid"]), int(state["port"])
+        except (FileNotFoundError, ValueError, KeyError):
+            return None, self.port
+
+    def _alive_pid(self) -> int | None:
+        if self._process is not None and self._process.poll() is None:
+            return self._process.pid
+        pid, _ = self._recorded()
+        if pid is None:
+            return None
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return None
+        return pid if MAIN_CLASS.encode() in cmdline and bytes(self.data_dir) in cmdline else None
+
+    def status(self) -> LocalStatus:
+        pid = self._alive_pid()
+        port = self._recorded()[1] if pid is not None and self._process is None else self.port
+        return LocalStatus(
+            running=pid is not None and _port_open(port),
+            pid=pid,
+            uri=f"bolt://{HOST}:{port}",
+            port=port,
+            data_dir=str(self.data_dir),
+            password_file=str(self.password_file),
+            log_file=str(self.log_file),
+        )
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """SIGTERM (Neo4j checkpoints and closes its store), SIGKILL after `timeout`.
+        Returns whether a server was running."""
+        pid = self._alive_pid()
+        process, self._process = self._process, None
+        if pid is None:
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if process is not None:
+                if process.poll() is not None:
+                    break
+            elif not Path(f"/proc/{pid}").exists():
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(pid, signal.SIGKILL)
+        if process is not None:
+            process.wait()
+        self.state_file.unlink(missing_ok=True)
+        return True
