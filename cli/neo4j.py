@@ -29,7 +29,7 @@ def _server(port: int) -> LocalNeo4j:
 
 
 def _exports(uri: str) -> str:
-    return f"export GRAPHMEM_URI={uri} GRAPHMEM_PASSWORD=\"$(cat {settings().home}/neo4j/password)\""
+    return f'export GRAPHMEM_URI={uri} GRAPHMEM_PASSWORD="$(cat {settings().home}/neo4j/password)"'
 
 
 @app.command()
