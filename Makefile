@@ -49,7 +49,7 @@ browser-test: setup chromium
 
 # The same test, writing its screenshots into docs/img (the pictures the docs show).
 screenshots: setup chromium
-	GRAPHMEM_SCREENSHOTS=docs/img $(BIN)/python -m pytest -m browser \
+	GRAPHMEM_TEST_SCREENSHOTS=$(CURDIR)/docs/img $(BIN)/python -m pytest -m browser \
 		tests/integration/browser/test_neo4j_browser.py
 
 demo: setup

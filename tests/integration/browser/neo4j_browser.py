@@ -133,6 +133,13 @@ class BrowserSession:
                 return [(text, status.removeprefix("Status: ")) for text, status in rows]
             self.page.wait_for_timeout(100)
 
+    def screenshot(self, frame: Any, path: Path) -> None:
+        """The frame full screen, its graph zoomed to fit, as a person would look at it."""
+        frame.get_by_title("Fullscreen", exact=True).click()
+        frame.locator('[aria-label="zoom-to-fit"]').click()
+        self.page.wait_for_timeout(800)  # the zoom is animated
+        frame.screenshot(path=str(path))
+
     def drawn_graph(self, frame: Any, settle_s: float = 10.0) -> DrawnGraph:
         """The graph view of `frame` once its layout has come to rest."""
         frame.locator("svg g.node").first.wait_for()

@@ -9,8 +9,8 @@ printed query alone and run it. Then check what a person sees in the result fram
 of the query's result drawn, filled with its label's colour from graphmem's style sheet
 (applied by the server's `browser.post_connect_cmd`), captioned with the label's caption
 template over its properties (not an id), and the relationships drawn in their types' colours.
-A screenshot of each result frame goes to $GRAPHMEM_SCREENSHOTS (`make screenshots` points it
-at docs/img) or to a temporary folder.
+A screenshot of each result frame goes to $GRAPHMEM_TEST_SCREENSHOTS (`make screenshots`
+points it at docs/img) or to a temporary folder.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def demo(local_neo4j_server: LocalNeo4j, minilm: SentenceTransformerEmbedder) ->
 
 
 def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wanted = os.environ.get("GRAPHMEM_SCREENSHOTS")
+    wanted = os.environ.get("GRAPHMEM_TEST_SCREENSHOTS")
     folder = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
@@ -243,7 +243,6 @@ def test_every_printed_view_draws_styled_captioned_nodes_in_neo4j_browser(
         session.run()
         frame = session.graph_frame()
         drawn = session.drawn_graph(frame)
-        frame.screenshot(path=str(shots / f"browse-{name}.png"))
 
         nodes, rel_types = expected_graph(demo.server, printed)
         assert len(nodes) > 1 and rel_types, name
@@ -271,4 +270,5 @@ def test_every_printed_view_draws_styled_captioned_nodes_in_neo4j_browser(
         assert all(drawn_colours[c] >= n for c, n in wanted_colours.items()), (name, drawn_colours)
         styled = {s.color.upper() for s in REL_STYLES.values()}
         assert set(drawn_colours) <= styled, (name, drawn_colours)
+        session.screenshot(frame, shots / f"browse-{name}.png")
     assert not [u for u in session.refused if "127.0.0.1" in u or u.startswith("ws")]
