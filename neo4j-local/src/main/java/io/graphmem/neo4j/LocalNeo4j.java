@@ -12,6 +12,7 @@ import org.neo4j.configuration.connectors.HttpConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.io.ByteUnit;
 import org.neo4j.server.configuration.ServerSettings;
 
@@ -61,13 +62,12 @@ public final class LocalNeo4j {
     }
     DatabaseManagementService dbms = builder.build();
     Runtime.getRuntime().addShutdownHook(new Thread(dbms::shutdown, "neo4j-shutdown"));
-
-    // A fresh store's user neo4j has password "neo4j" and must change it: set the chosen one
-    // (an administration command on the system database; parameters, never inlined).
-    dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
-        .executeTransactionally(
-            "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
-            Map.of("password", password));
+    try {
+      setPassword(dbms, password);
+    } catch (RuntimeException e) {
+      e.printStackTrace();
+      System.exit(1); // the shutdown hook closes the store
+    }
 
     if (args.containsKey("parent-pid")) {
       long parent = Long.parseLong(args.get("parent-pid"));
@@ -77,6 +77,24 @@ public final class LocalNeo4j {
     }
     System.out.println("READY bolt://127.0.0.1:" + port + " data=" + data + http);
     System.out.flush();
+  }
+
+  /**
+   * A fresh store's user neo4j has password "neo4j" and must change it; a store from an earlier
+   * run keeps the one it has unless the file now says otherwise. An administration command on
+   * the system database, with the password as a parameter.
+   */
+  private static void setPassword(DatabaseManagementService dbms, String password) {
+    try {
+      dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
+          .executeTransactionally(
+              "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+              Map.of("password", password));
+    } catch (QueryExecutionException e) {
+      if (!e.getMessage().contains("Old password and new password cannot be the same")) {
+        throw e;
+      }
+    }
   }
 
   private static Map<String, String> parse(String[] argv) {
