@@ -16,7 +16,6 @@ from .base import BatchingMixin, Params, Row
 from .params import check_params
 from .write_lock import WriteLock
 
-
 _SCHEMA_ALREADY = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 
 # The driver logs its retries as warnings; a library must not print them on its users' stderr.
