@@ -57,9 +57,12 @@ def test_an_import_over_stored_nodes_replaces_their_vectors(
 def test_a_turn_ingested_again_with_new_text_is_found_by_its_new_text(
     memory: GraphMemory, space: str
 ) -> None:
-    memory.add_turns([{"turn_id": "t1", "speaker": "Maya", "text": "I adopted a beagle."}], space=space)
     memory.add_turns(
-        [{"turn_id": "t1", "speaker": "Maya", "text": "We sailed to the Azores in June."}], space=space
+        [{"turn_id": "t1", "speaker": "Maya", "text": "I adopted a beagle."}], space=space
+    )
+    memory.add_turns(
+        [{"turn_id": "t1", "speaker": "Maya", "text": "We sailed to the Azores in June."}],
+        space=space,
     )
     vector = memory.embedder.embed(["Maya: We sailed to the Azores in June."])[0]
     hits = nearest_one(memory.store, "conversation/search_vector", vector, space=space, k=1)
