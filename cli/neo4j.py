@@ -1,4 +1,4 @@
-"""`graphmem neo4j start|stop|status`: a local Neo4j Community server without Docker, run by
+"""`graphmem neo4j start|stop|status|env`: a local Neo4j Community server without Docker, run by
 Java from the `neo4j-local/` Maven module (built by `make setup`)."""
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-PORT = typer.Option(7687, "--port", "-p", help="Bolt port on 127.0.0.1")
+PORT = typer.Option(
+    7687, "--port", "-p", help="Bolt port on 127.0.0.1", envvar="GRAPHMEM_NEO4J_PORT"
+)
 
 
 def _server(port: int, http_port: int | None = None) -> LocalNeo4j:
@@ -43,11 +45,31 @@ def _exports(uri: str) -> str:
 
 @app.command()
 @handle_errors
+def env(port: int = PORT) -> None:
+    """Print the shell lines that point graphmem at the local Neo4j (its URI and password):
+    `eval "$(graphmem neo4j env)"`. Exit 3 when it is not running."""
+    import shlex
+
+    from graphmem_neo4j.errors import EngineUnavailable
+
+    server = _server(port)
+    status = server.status()
+    if not status.running:
+        raise EngineUnavailable(
+            f"no local Neo4j runs on port {port} for this GRAPHMEM_HOME: `graphmem neo4j start`"
+        )
+    typer.echo(f"export GRAPHMEM_URI={status.uri}")
+    typer.echo(f"export GRAPHMEM_PASSWORD={shlex.quote(server.password())}")
+
+
+@app.command()
+@handle_errors
 def start(
     port: int = PORT,
     http_port: int = typer.Option(
         7474,
         "--http-port",
+        envvar="GRAPHMEM_NEO4J_HTTP_PORT",
         help="Neo4j Browser (and Neo4j's HTTP API) on this port of 127.0.0.1; 0: none",
         min=0,
         max=65535,
@@ -73,8 +95,8 @@ def start(
     typer.echo(f"local Neo4j running at {status.uri} (pid {status.pid}, data {status.data_dir})")
     if status.browser_url is not None:
         typer.echo(f"Neo4j Browser: {status.browser_url} (user neo4j, the password below)")
-    typer.echo("point graphmem at it with:")
-    typer.echo(f"  {_exports(status.uri)}")
+    typer.echo('point graphmem at it with:  eval "$(graphmem neo4j env)"')
+    typer.echo(f"  or:  {_exports(status.uri)}")
 
 
 @app.command()
