@@ -5,7 +5,7 @@ similarity with stored entities and with the batch's other new names, else a new
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..store import GraphStore
@@ -26,18 +26,19 @@ def resolve_entities(
     counters: defaultdict[str, int],
     *,
     threshold: float,
-    known: MutableMapping[str, str],
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """name key → entity id for every entity of the batch, and the rows to upsert.
 
-    `known` maps name keys to entity ids already resolved; it is read and extended."""
+    The stored entities are looked up for every batch: an id remembered from an earlier
+    batch may have been forgotten by another process since."""
+    known: dict[str, str] = {}
     first: dict[str, tuple[str, str, TurnPlan]] = {}
     for plan, extraction in zip(batch, extractions, strict=True):
         for entity in extraction.entities:
             key = name_key(entity.name)
             if key and key not in first:
                 first[key] = (entity.name, entity.type, plan)
-    unknown = [k for k in first if k not in known]
+    unknown = list(first)
     for start in range(0, len(unknown), 1000):
         for row in store.read(
             "conversation/entities_by_key",

@@ -46,7 +46,7 @@ class Forgetter:
             cfg = replace(cfg, archive=archive)
         self.parts.require_space(space)
         store = self.parts.store
-        clock = self.state.clock(space)
+        clock = self.state.facts(space).clock
         stats: list[forgetting.NodeStats] = []
         for query, label in (
             ("conversation/forget_turn_stats", "Turn"),
@@ -176,8 +176,6 @@ class Forgetter:
                 "conversation/refresh_entities",
                 {"space": space, "ids": entity_list[start : start + 1000]},
             )
-        self.state.invalidate(space)
-        self.state.entity_keys.pop(space, None)
 
     def restore(self, *, space: str, run_id: str | None = None) -> RestoreReport:
         """Bring archived nodes back (all, or one run's) with the edges whose other end still

@@ -99,15 +99,16 @@ class Ingestor:
         extractor = self._extractor()
         every = self.config.forgetting.every if forget_every is None else forget_every
 
+        facts = self.state.facts(space)  # read once per call, never kept between calls
         existing = stored_turns(parts.store, space, [t.turn_id for t in turns])
-        plans = plan_turns(parts.store, turns, space, existing, self.state.clock(space))
+        plans = plan_turns(parts.store, turns, space, existing, facts.clock)
         todo = [p for p in plans if not p.skip]
         if on_progress is not None and len(plans) > len(todo):
             on_progress(len(plans) - len(todo))
         counters: defaultdict[str, int] = defaultdict(int)
         runs: list[ForgetReport] = []
         last_run = self.state.last_forget_at(space) if every > 0 else None
-        speakers = frozenset(self.state.speakers(space) | {t.speaker for t in turns})
+        speakers = frozenset(facts.speakers | {t.speaker for t in turns})
         lock = threading.Lock()
 
         def embed(texts: Sequence[str]) -> list[list[float]]:
@@ -122,7 +123,7 @@ class Ingestor:
         # engine work at the same time.
         size = self.config.batch_size
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]
-        clock = self.state.clock(space)
+        clock = facts.clock
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-ingest") as worker:
             upcoming = worker.submit(prepare, batches[0]) if batches else None
             for index, batch in enumerate(batches):
@@ -131,10 +132,8 @@ class Ingestor:
                 if index + 1 < len(batches):
                     upcoming = worker.submit(prepare, batches[index + 1])
                 self._write_batch(space, batch, vectors, extractions, embed, counters)
-                self.state.invalidate(space)
                 # The clock moves with the turn indexes handed out by plan_turns.
                 clock = max(clock, *(p.turn_index + 1 for p in batch))
-                self.state.advance_clock(space, clock)
                 if on_progress is not None:
                     on_progress(len(batch))
                 if forgetting.due(clock, last_run, every):
@@ -176,9 +175,9 @@ class Ingestor:
         size = self.config.batch_size
 
         # 1. sessions
-        by_session: dict[str, list[TurnInput]] = defaultdict(list)
+        by_session: dict[str, list[TurnPlan]] = defaultdict(list)
         for plan in batch:
-            by_session[plan.turn.session].append(plan.turn)
+            by_session[plan.turn.session].append(plan)
         store.write_batches(
             "conversation/upsert_sessions",
             _session_rows(by_session),
@@ -195,7 +194,6 @@ class Ingestor:
             embed,
             counters,
             threshold=self.config.dedup_threshold,
-            known=self.state.entity_keys.setdefault(space, {}),
         )
         store.write_batches(
             "conversation/upsert_entities",
@@ -234,16 +232,17 @@ class Ingestor:
         counters["relations"] += len(relation_rows)
 
 
-def _session_rows(by_session: dict[str, list[TurnInput]]) -> list[dict[str, Any]]:
+def _session_rows(by_session: dict[str, list[TurnPlan]]) -> list[dict[str, Any]]:
     rows = []
-    for sid, items in by_session.items():
-        times = [t.timestamp for t in items if t.timestamp is not None]
+    for sid, plans in by_session.items():
+        times = [p.turn.timestamp for p in plans if p.turn.timestamp is not None]
         rows.append(
             {
                 "id": sid,
-                "speakers": list(dict.fromkeys(t.speaker for t in items)),
+                "speakers": list(dict.fromkeys(p.turn.speaker for p in plans)),
                 "first_time": min(times) if times else None,
                 "last_time": max(times) if times else None,
+                "last_turn": max(p.turn_index for p in plans),
             }
         )
     return rows

@@ -24,7 +24,7 @@ from .models import (
 )
 from .readers import QueryRow
 from .sf import sf_search
-from .state import SpaceState
+from .state import SpaceFacts, SpaceState
 from .text import content_terms, time_ranges
 
 MAX_QUERY = 2000
@@ -62,16 +62,20 @@ class Searcher:
         query = query.strip()
         nodes: tuple[SubgraphNode, ...] = ()
         edges: tuple[SubgraphEdge, ...] = ()
-        if mode == "vector":
-            hits = single_source(self.dense(query, space, k), "vector", k)
-        elif mode == "fulltext":
-            hits = single_source(self.lexical(query, space, k), "fulltext", k)
-        elif mode == "sf":
-            hits, nodes, edges = sf_search(self.parts, self.config, self.state, query, space, k)
+        if mode == "hybrid":
+            hits, facts = self.hybrid(query, space, k)
         else:
-            hits = self.hybrid(query, space, k)
+            facts = self.state.facts(space)
+            if mode == "vector":
+                hits = single_source(self.dense(query, space, k, facts), "vector", k)
+            elif mode == "fulltext":
+                hits = single_source(self.lexical(query, space, k, facts), "fulltext", k)
+            else:
+                hits, nodes, edges = sf_search(
+                    self.parts, self.config, self.state, facts, query, space, k
+                )
         if touch and hits:
-            self.touch(space, [h.turn_id for h in hits], [n.id for n in nodes])
+            self.touch(space, [h.turn_id for h in hits], [n.id for n in nodes], facts.clock)
         return SearchResult(query, space, mode, tuple(hits), nodes, edges)
 
     def search_batch(
@@ -87,10 +91,15 @@ class Searcher:
         for row in rows:
             yield row, self.search(row.query, space=row.space or space, k=k, mode=mode, touch=touch)
 
-    def touch(self, space: str, turn_ids: list[str], entity_ids: list[str]) -> None:
-        """Count turns (and entities) as accessed: what forgetting's frequency term reads."""
+    def touch(
+        self, space: str, turn_ids: list[str], entity_ids: list[str], clock: int | None = None
+    ) -> None:
+        """Count turns (and entities) as accessed at the space's clock (read now unless
+        given): what forgetting's recency and frequency terms read."""
         store = self.parts.store
-        params = {"space": space, "now": now_ms(), "clock": self.state.clock(space)}
+        if clock is None:
+            clock = self.state.facts(space).clock
+        params = {"space": space, "now": now_ms(), "clock": clock}
         store.write("conversation/touch_turns", {**params, "ids": turn_ids})
         if entity_ids:
             store.write("conversation/touch_entities", {**params, "ids": entity_ids})
@@ -103,13 +112,20 @@ class Searcher:
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="graphmem-search")
+            self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="graphmem-search")
         return self._pool
 
     # --- candidate sources -----------------------------------------------------------------
-    def dense(self, query: str, space: str, limit: int) -> Scored:
-        vector = self.parts.embedder.embed([query])[0]
-        stats = self.state.stats(space)
+    def dense(
+        self,
+        query: str,
+        space: str,
+        limit: int,
+        facts: SpaceFacts,
+        embedding: list[float] | None = None,
+    ) -> Scored:
+        vector = embedding if embedding is not None else self.parts.embedder.embed([query])[0]
+        stats = facts.stats
         store = self.parts.store
         params: dict[str, Any] = {"space": space, "embedding": vector, "limit": limit}
         if stats.turns <= self.config.exact_scan_turns:
@@ -123,13 +139,13 @@ class Searcher:
                 rows = store.read("conversation/search_vector_exact", params)
         return [(Candidate.from_row(r), float(r["score"])) for r in rows]
 
-    def lexical(self, query: str, space: str, limit: int) -> Scored:
-        terms = content_terms(query, exclude=speaker_words(self.state.speakers(space)))
+    def lexical(self, query: str, space: str, limit: int, facts: SpaceFacts) -> Scored:
+        terms = content_terms(query, exclude=speaker_words(facts.speakers))
         if not terms:
             terms = content_terms(query)
         if not terms:
             return []
-        stats = self.state.stats(space)
+        stats = facts.stats
         w = self.config.weights
         rows = self.parts.store.read(
             "conversation/search_fulltext",
@@ -145,8 +161,8 @@ class Searcher:
         )
         return [(Candidate.from_row(r), float(r["score"])) for r in rows]
 
-    def graph(self, query: str, space: str, limit: int) -> Scored:
-        speakers = self.state.speakers(space)
+    def graph(self, query: str, space: str, limit: int, facts: SpaceFacts) -> Scored:
+        speakers = facts.speakers
         extraction = OfflineExtractor().extract_one(
             TurnInput(session="", turn_id="query", speaker="", text=query), speakers
         )
@@ -154,7 +170,7 @@ class Searcher:
         keys = query_entity_keys(query, names, content_terms(query), speakers)
         if not keys:
             return []
-        turns = self.state.stats(space).turns
+        turns = facts.stats.turns
         rows = self.parts.store.read(
             "conversation/search_graph",
             {
@@ -170,21 +186,24 @@ class Searcher:
         )
         return [(Candidate.from_row(r), float(r["score"])) for r in rows]
 
-    def hybrid(self, query: str, space: str, k: int) -> list[SearchHit]:
+    def hybrid(self, query: str, space: str, k: int) -> tuple[list[SearchHit], SpaceFacts]:
         pool = max(self.config.candidates, k)
-        named = named_speakers(query, self.state.speakers(space))
-        self.state.stats(space)  # cached before the threads read it
-        # The lexical and graph sources need no embedding: they run while the query is
-        # embedded and the vector source is searched.
-        lexical = self._executor().submit(self.lexical, query, space, pool)
-        graph = self._executor().submit(self.graph, query, space, pool)
-        dense = self.dense(query, space, pool)
-        return fuse(
+        executor = self._executor()
+        # The space facts are read, and the lexical and graph sources run, while the query is
+        # embedded; the vector source needs the embedding.
+        facts_read = executor.submit(self.state.facts, space)
+        lexical = executor.submit(lambda: self.lexical(query, space, pool, facts_read.result()))
+        graph = executor.submit(lambda: self.graph(query, space, pool, facts_read.result()))
+        embedding = self.parts.embedder.embed([query])[0]
+        facts = facts_read.result()
+        dense = self.dense(query, space, pool, facts, embedding)
+        hits = fuse(
             lexical=lexical.result(),
             dense=dense,
             graph=graph.result(),
             weights=self.config.weights,
-            speakers=named,
+            speakers=named_speakers(query, facts.speakers),
             ranges=time_ranges(query),
             k=k,
         )
+        return hits, facts

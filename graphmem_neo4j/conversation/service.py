@@ -91,15 +91,16 @@ class ConversationService:
         )
 
     # --- space facts -----------------------------------------------------------------------
+    # Read from the graph on every call: another process may have changed it since.
     def space_stats(self, space: str) -> SpaceStats:
-        return self._state.stats(space)
+        return self._state.facts(space).stats
 
     def speakers(self, space: str) -> frozenset[str]:
-        return self._state.speakers(space)
+        return self._state.facts(space).speakers
 
     def clock(self, space: str) -> int:
         """Turns ever ingested into the space: the time axis of forgetting (turn age)."""
-        return self._state.clock(space)
+        return self._state.facts(space).clock
 
     # --- retrieval -------------------------------------------------------------------------
     def search(

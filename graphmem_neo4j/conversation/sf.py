@@ -12,14 +12,20 @@ from .deps import Parts
 from .extract import OfflineExtractor
 from .fusion import Candidate
 from .models import ConversationConfig, SearchHit, SubgraphEdge, SubgraphNode, TurnInput
-from .state import SpaceState
+from .state import SpaceFacts, SpaceState
 
 
 def sf_search(
-    parts: Parts, cfg: ConversationConfig, state: SpaceState, query: str, space: str, k: int
+    parts: Parts,
+    cfg: ConversationConfig,
+    state: SpaceState,
+    facts: SpaceFacts,
+    query: str,
+    space: str,
+    k: int,
 ) -> tuple[list[SearchHit], tuple[SubgraphNode, ...], tuple[SubgraphEdge, ...]]:
     store = parts.store
-    speakers = state.speakers(space)
+    speakers = facts.speakers
     extraction = OfflineExtractor().extract_one(
         TurnInput(session="", turn_id="query", speaker="", text=query), speakers
     )
