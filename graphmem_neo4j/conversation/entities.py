@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..nearest import Probe, nearest
 from ..store import GraphStore
 from .dedup import cluster_new_names, entity_id
 from .models import TurnExtraction
@@ -70,19 +71,19 @@ def resolve_entities(
         vectors = embed([first[k][0] for k in fresh])
         by_key = dict(zip(fresh, vectors, strict=True))
         matches: dict[str, str] = {}
-        probe = [{"key": k, "embedding": by_key[k]} for k in fresh]
-        for start in range(0, len(probe), 500):
-            for row in store.read(
+        probes = [Probe(k, by_key[k]) for k in fresh]
+        for start in range(0, len(probes), 500):
+            closest = nearest(
+                store,
                 "conversation/similar_entities",
-                {
-                    "space": space,
-                    "rows": probe[start : start + 500],
-                    "candidates": 20,
-                    "threshold": threshold,
-                },
-            ):
-                if row["id"] is not None:
-                    matches[str(row["key"])] = str(row["id"])
+                probes[start : start + 500],
+                space=space,
+                k=1,
+                min_similarity=threshold,
+            )
+            for key, hits in closest.items():
+                if hits:
+                    matches[key] = str(hits[0]["id"])
         for key, eid in matches.items():
             known[key] = eid
             touch_row(eid, key)["aliases"].append(first[key][0])

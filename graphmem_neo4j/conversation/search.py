@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from ..errors import InputError
+from ..nearest import nearest_one
 from ..schema import now_ms
 from .deps import Parts
 from .extract import OfflineExtractor
@@ -125,19 +125,15 @@ class Searcher:
         embedding: list[float] | None = None,
     ) -> Scored:
         vector = embedding if embedding is not None else self.parts.embedder.embed([query])[0]
-        stats = facts.stats
-        store = self.parts.store
-        params: dict[str, Any] = {"space": space, "embedding": vector, "limit": limit}
-        if stats.turns <= self.config.exact_scan_turns:
-            rows = store.read("conversation/search_vector_exact", params)
-        else:
-            rows = store.read(
-                "conversation/search_vector", {**params, "candidates": max(4 * limit, 200)}
-            )
-            if len(rows) < min(limit, stats.turns):
-                # Other spaces crowded the shared index's neighbourhood: scan this one.
-                rows = store.read("conversation/search_vector_exact", params)
-        return [(Candidate.from_row(r), float(r["score"])) for r in rows]
+        rows = nearest_one(
+            self.parts.store,
+            "conversation/search_vector",
+            vector,
+            space=space,
+            k=limit,
+            exact=facts.stats.turns <= self.config.exact_scan_turns,
+        )
+        return [(Candidate.from_row(r), float(r["similarity"])) for r in rows]
 
     def lexical(self, query: str, space: str, limit: int, facts: SpaceFacts) -> Scored:
         terms = content_terms(query, exclude=speaker_words(facts.speakers))

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from ..nearest import Probe, nearest
 from .deps import Parts
 from .extract import OfflineExtractor
 from .fusion import Candidate
@@ -30,21 +31,24 @@ def sf_search(
         TurnInput(session="", turn_id="query", speaker="", text=query), speakers
     )
     names = [e.name for e in extraction.entities if e.type != "date"] or [query]
-    embeddings = parts.embedder.embed(names)
-    params = {
-        "space": space,
-        "embeddings": embeddings,
-        "min_similarity": cfg.sf_min_similarity,
-        "roots": cfg.sf_roots,
-        "candidates": 50,
-    }
-    if state.entity_count(space) <= cfg.exact_scan_turns * 2:
-        roots = store.read("conversation/sf_roots_exact", params)
-    else:
-        roots = store.read("conversation/sf_roots", params)
-    if not roots:
+    per_name = nearest(
+        store,
+        "conversation/sf_roots",
+        [Probe(str(i), e) for i, e in enumerate(parts.embedder.embed(names))],
+        space=space,
+        k=cfg.sf_roots,
+        min_similarity=cfg.sf_min_similarity,
+        exact=state.entity_count(space) <= cfg.exact_scan_turns * 2,
+    )
+    best_of: dict[str, float] = {}
+    for name_hits in per_name.values():
+        for hit in name_hits:
+            eid = str(hit["id"])
+            best_of[eid] = max(best_of.get(eid, -1.0), float(hit["similarity"]))
+    top = sorted(best_of.items(), key=lambda item: (-item[1], item[0]))[: cfg.sf_roots]
+    if not top:
         return [], (), ()
-    root_sim = {str(r["id"]): float(r["similarity"]) for r in roots}
+    root_sim = dict(top)
     reached = store.read(
         "conversation/sf_expand",
         {"space": space, "roots": list(root_sim), "fanout": cfg.sf_node_cap},

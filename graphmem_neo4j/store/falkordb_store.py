@@ -12,7 +12,7 @@ from ..queries import Dialect, load_query
 from ..settings import EngineTarget
 from .base import BatchingMixin, Params, Row
 from .params import check_params
-from .write_lock import WriteLock
+from .write_lock import RedisLease, WriteLock
 
 _ALREADY = ("already indexed", "already exists")
 
@@ -45,8 +45,9 @@ class FalkorDBStore(BatchingMixin):
                 socket_connect_timeout=5.0,
             )
             self._graph = self._db.select_graph(graph)
+            self._lease = RedisLease(self._db.connection)
             self._write_lock = WriteLock(
-                self._db.connection, f"graphmem:write-lock:{graph}", wrap=self._wrap
+                self._lease, f"graphmem:write-lock:{graph}", wrap=self._wrap
             )
             self._space_locks: dict[str, WriteLock] = {}
             self.ping()
@@ -111,7 +112,7 @@ class FalkorDBStore(BatchingMixin):
         lock = self._space_locks.setdefault(
             space,
             WriteLock(
-                self._db.connection,
+                self._lease,
                 f"graphmem:space-lock:{self.graph_name}:{space}",
                 wrap=self._wrap,
                 wait=3600.0,

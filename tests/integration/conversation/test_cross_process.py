@@ -168,7 +168,7 @@ def test_sf_mode_plans_by_the_current_entity_count(
 
     monkeypatch.setattr(memory.store, "read", spy)
     service.search("Biscuit", space=space, mode="sf", touch=False)
-    assert "conversation/sf_roots" in used and "conversation/sf_roots_exact" not in used
+    assert "conversation/sf_roots" in used  # the index is asked (a stale count skipped it)
 
 
 def test_a_real_second_process_forgetting_does_not_lose_later_mentions(
