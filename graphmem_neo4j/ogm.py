@@ -311,6 +311,7 @@ class Session(MemoryNode):
     created_at = IntegerProperty()
     first_time = IntegerProperty()
     last_time = IntegerProperty()
+    last_turn = IntegerProperty()
     speakers = _strings()
     term_total = FloatProperty()
     turn_count = IntegerProperty()

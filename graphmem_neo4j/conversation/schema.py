@@ -50,5 +50,8 @@ SCHEMA = LayerSchema(
         Migration(
             102, "conversation full-text index", queries=("conversation/schema_turn_fulltext",)
         ),
+        Migration(
+            103, "conversation session clocks", queries=("conversation/schema_session_clock",)
+        ),
     ),
 )

@@ -1,3 +1,0 @@
-MATCH (s:Session {space: $space})
-UNWIND s.speakers AS speaker
-RETURN DISTINCT speaker

@@ -1,0 +1,108 @@
+"""Before anything is written: which turns are new, where each goes in its session, and the
+turn index (the space's logical clock) each one gets."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from ..store import GraphStore
+from .models import TurnInput
+from .text import content_hash
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    turn: TurnInput
+    seq: int
+    prev: str | None
+    """The turn before it in its session (the NEXT link to write), if any."""
+    turn_index: int
+    digest: str
+    skip: bool
+    """Already stored complete with this content."""
+
+
+def check_unique(turns: Sequence[TurnInput]) -> None:
+    """Every turn has its text fields and a turn_id of its own (else InputError, naming it)."""
+    seen: dict[str, TurnInput] = {}
+    for turn in turns:
+        if turn.turn_id in seen:
+            raise InputError(
+                f"duplicate turn_id {turn.turn_id!r}",
+                source=turn.source,
+                line=turn.line,
+                field="turn_id",
+            )
+        seen[turn.turn_id] = turn
+        for name in ("session", "turn_id", "speaker", "text"):
+            value = getattr(turn, name)
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(
+                    "must be a non-empty string", source=turn.source, line=turn.line, field=name
+                )
+
+
+def stored_turns(store: GraphStore, space: str, ids: Sequence[str]) -> dict[str, Mapping[str, Any]]:
+    existing: dict[str, Mapping[str, Any]] = {}
+    for start in range(0, len(ids), 1000):
+        for row in store.read(
+            "conversation/existing_turns", {"space": space, "ids": list(ids[start : start + 1000])}
+        ):
+            existing[str(row["id"])] = row
+    return existing
+
+
+def plan_turns(
+    store: GraphStore,
+    turns: Sequence[TurnInput],
+    space: str,
+    existing: Mapping[str, Mapping[str, Any]],
+    clock: int,
+) -> list[TurnPlan]:
+    """Sequence numbers, NEXT links and the logical clock for each turn, and whether it
+    is already stored complete with this content (then it is skipped)."""
+    sessions = list(dict.fromkeys(t.session for t in turns))
+    tails: dict[str, tuple[str, int]] = {}
+    for start in range(0, len(sessions), 500):
+        for row in store.read(
+            "conversation/session_tails",
+            {"space": space, "sessions": sessions[start : start + 500]},
+        ):
+            if row["last_id"] is not None:
+                tails[str(row["session"])] = (str(row["last_id"]), int(row["last_seq"]))
+    last_in_session: dict[str, str] = {}
+    max_seq: dict[str, int] = {s: tails[s][1] for s in tails}
+    plans = []
+    for turn in turns:
+        stored = existing.get(turn.turn_id)
+        digest = content_hash(
+            turn.session,
+            turn.speaker,
+            turn.text,
+            str(turn.timestamp),
+            json.dumps(turn.metadata, sort_keys=True, default=str),
+        )
+        if stored is not None and stored.get("seq") is not None:
+            seq = int(stored["seq"])
+            turn_index = int(stored.get("created_turn") or 0)
+        else:
+            seq = max_seq.get(turn.session, -1) + 1
+            turn_index = clock
+            clock += 1
+        max_seq[turn.session] = max(max_seq.get(turn.session, -1), seq)
+        prev = last_in_session.get(turn.session)
+        if prev is None and stored is None and turn.session in tails:
+            tail_id = tails[turn.session][0]
+            prev = tail_id if tail_id != turn.turn_id else None
+        last_in_session[turn.session] = turn.turn_id
+        skip = (
+            stored is not None
+            and bool(stored.get("complete"))
+            and stored.get("content_hash") == digest
+        )
+        plans.append(TurnPlan(turn, seq, prev, turn_index, digest, skip))
+    return plans

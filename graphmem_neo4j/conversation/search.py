@@ -1,0 +1,205 @@
+"""Retrieval: the candidate sources (one Cypher query each) and the modes built from them.
+How hybrid mode combines them is in fusion.py; the paper's `sf` mode in sf.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+
+from ..errors import InputError
+from ..nearest import nearest_one
+from ..schema import now_ms
+from .deps import Parts
+from .extract import OfflineExtractor
+from .fusion import Candidate, fuse, named_speakers, query_entity_keys, single_source, speaker_words
+from .models import (
+    SEARCH_MODES,
+    ConversationConfig,
+    SearchHit,
+    SearchMode,
+    SearchResult,
+    SubgraphEdge,
+    SubgraphNode,
+    TurnInput,
+)
+from .readers import QueryRow
+from .sf import sf_search
+from .state import SpaceFacts, SpaceState
+from .text import content_terms, time_ranges
+
+MAX_QUERY = 2000
+Scored = list[tuple[Candidate, float]]
+
+
+class Searcher:
+    def __init__(self, parts: Parts, config: ConversationConfig, state: SpaceState) -> None:
+        self.parts = parts
+        self.config = config
+        self.state = state
+        self._pool: ThreadPoolExecutor | None = None
+
+    def search(
+        self,
+        query: str,
+        *,
+        space: str,
+        k: int = 10,
+        mode: SearchMode = "hybrid",
+        touch: bool = True,
+    ) -> SearchResult:
+        """Ranked turns for a query. Modes: hybrid (default), sf (the paper's entity subgraph),
+        vector, fulltext. Returned turns (and sf entities) count as accessed."""
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("the query must not be empty", field="query")
+        if len(query) > MAX_QUERY:
+            raise InputError(f"the query is longer than {MAX_QUERY} characters", field="query")
+        if mode not in SEARCH_MODES:
+            raise InputError(f"unknown mode {mode!r}: use {', '.join(SEARCH_MODES)}", field="mode")
+        if not 1 <= k <= 1000:
+            raise InputError("k must be between 1 and 1000", field="k")
+        self.parts.require_space(space)
+        self.parts.ensure_embedder_matches()
+        query = query.strip()
+        nodes: tuple[SubgraphNode, ...] = ()
+        edges: tuple[SubgraphEdge, ...] = ()
+        if mode == "hybrid":
+            hits, facts = self.hybrid(query, space, k)
+        else:
+            facts = self.state.facts(space)
+            if mode == "vector":
+                hits = single_source(self.dense(query, space, k, facts), "vector", k)
+            elif mode == "fulltext":
+                hits = single_source(self.lexical(query, space, k, facts), "fulltext", k)
+            else:
+                hits, nodes, edges = sf_search(
+                    self.parts, self.config, self.state, facts, query, space, k
+                )
+        if touch and hits:
+            self.touch(space, [h.turn_id for h in hits], [n.id for n in nodes], facts.clock)
+        return SearchResult(query, space, mode, tuple(hits), nodes, edges)
+
+    def search_batch(
+        self,
+        rows: Iterable[QueryRow],
+        *,
+        space: str,
+        k: int = 10,
+        mode: SearchMode = "hybrid",
+        touch: bool = True,
+    ) -> Iterable[tuple[QueryRow, SearchResult]]:
+        """Search many queries with one loaded model; a row's own space wins over `space`."""
+        for row in rows:
+            yield row, self.search(row.query, space=row.space or space, k=k, mode=mode, touch=touch)
+
+    def touch(
+        self, space: str, turn_ids: list[str], entity_ids: list[str], clock: int | None = None
+    ) -> None:
+        """Count turns (and entities) as accessed at the space's clock (read now unless
+        given): what forgetting's recency and frequency terms read."""
+        store = self.parts.store
+        if clock is None:
+            clock = self.state.facts(space).clock
+        params = {"space": space, "now": now_ms(), "clock": clock}
+        store.write("conversation/touch_turns", {**params, "ids": turn_ids})
+        if entity_ids:
+            store.write("conversation/touch_entities", {**params, "ids": entity_ids})
+
+    def close(self) -> None:
+        """Stop the helper threads (idle threads also end with the interpreter)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="graphmem-search")
+        return self._pool
+
+    # --- candidate sources -----------------------------------------------------------------
+    def dense(
+        self,
+        query: str,
+        space: str,
+        limit: int,
+        facts: SpaceFacts,
+        embedding: list[float] | None = None,
+    ) -> Scored:
+        vector = embedding if embedding is not None else self.parts.embedder.embed([query])[0]
+        rows = nearest_one(
+            self.parts.store,
+            "conversation/search_vector",
+            vector,
+            space=space,
+            k=limit,
+            exact=facts.stats.turns <= self.config.exact_scan_turns,
+        )
+        return [(Candidate.from_row(r), float(r["similarity"])) for r in rows]
+
+    def lexical(self, query: str, space: str, limit: int, facts: SpaceFacts) -> Scored:
+        terms = content_terms(query, exclude=speaker_words(facts.speakers))
+        if not terms:
+            terms = content_terms(query)
+        if not terms:
+            return []
+        stats = facts.stats
+        w = self.config.weights
+        rows = self.parts.store.read(
+            "conversation/search_fulltext",
+            {
+                "space": space,
+                "terms": terms,
+                "turns": max(1, stats.turns),
+                "avg_terms": max(1.0, stats.avg_terms),
+                "k1": w.bm25_k1,
+                "b": w.bm25_b,
+                "candidates": limit,
+            },
+        )
+        return [(Candidate.from_row(r), float(r["score"])) for r in rows]
+
+    def graph(self, query: str, space: str, limit: int, facts: SpaceFacts) -> Scored:
+        speakers = facts.speakers
+        extraction = OfflineExtractor().extract_one(
+            TurnInput(session="", turn_id="query", speaker="", text=query), speakers
+        )
+        names = [e.name for e in extraction.entities if e.type != "date"]
+        keys = query_entity_keys(query, names, content_terms(query), speakers)
+        if not keys:
+            return []
+        turns = facts.stats.turns
+        rows = self.parts.store.read(
+            "conversation/search_graph",
+            {
+                "space": space,
+                "keys": keys,
+                "fanout": 100,
+                "near_fanout": 20,
+                "second_hop": 0.5,
+                "max_mentions": max(50, turns // 20),
+                "near_max_mentions": 20,
+                "candidates": limit,
+            },
+        )
+        return [(Candidate.from_row(r), float(r["score"])) for r in rows]
+
+    def hybrid(self, query: str, space: str, k: int) -> tuple[list[SearchHit], SpaceFacts]:
+        pool = max(self.config.candidates, k)
+        executor = self._executor()
+        # The space facts are read, and the lexical and graph sources run, while the query is
+        # embedded; the vector source needs the embedding.
+        facts_read = executor.submit(self.state.facts, space)
+        lexical = executor.submit(lambda: self.lexical(query, space, pool, facts_read.result()))
+        graph = executor.submit(lambda: self.graph(query, space, pool, facts_read.result()))
+        embedding = self.parts.embedder.embed([query])[0]
+        facts = facts_read.result()
+        dense = self.dense(query, space, pool, facts, embedding)
+        hits = fuse(
+            lexical=lexical.result(),
+            dense=dense,
+            graph=graph.result(),
+            weights=self.config.weights,
+            speakers=named_speakers(query, facts.speakers),
+            ranges=time_ranges(query),
+            k=k,
+        )
+        return hits, facts
