@@ -12,14 +12,16 @@ from graphmem_neo4j.core_schema import SYSTEM_LABELS
 from graphmem_neo4j.queries import Dialect, load_query, query_files
 from graphmem_neo4j.schema import labels, relationships
 
-# Schema bookkeeping outside any space (GraphMemMeta, GraphMemMigration) and the list of
-# spaces itself.
+# Schema bookkeeping outside any space (GraphMemMeta, GraphMemMigration), writer leases
+# (GraphMemLock) and the list of spaces itself.
 UNSCOPED = {
     "core/get_meta",
     "core/set_meta",
     "core/list_migrations",
     "core/record_migration",
     "core/list_spaces",
+    "core/lock_take",
+    "core/lock_release",
 }
 NODE = re.compile(r"(?<![\w\]])\((\w*)\s*(?::\s*(\w+))?\s*(\{[^}]*\})?\s*\)")
 STEP = re.compile(
@@ -39,11 +41,14 @@ def _queries() -> list[tuple[str, Dialect]]:
 def _code(name: str, dialect: Dialect) -> str:
     """The query without comments or string literals."""
     text = re.sub(r"//[^\n]*", "", load_query(name, dialect))
+    text = re.sub(r"\bCALL\s*\(\s*\)", "CALL", text)  # `CALL () {`: a scope clause, no node
     return re.sub(r"'[^']*'", "''", text)
 
 
 DATA_QUERIES = [
-    (n, d) for n, d in _queries() if "/schema_" not in n and not n.startswith("core/await_")
+    (n, d)
+    for n, d in _queries()
+    if "/schema_" not in n and not n.startswith(("core/await_", "space_index/"))
 ]
 
 
