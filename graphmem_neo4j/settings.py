@@ -40,7 +40,11 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=default_home, description="Embedded server data and secrets")
     embedded_port: int = Field(default=6479, ge=1, le=65535)
 
-    embedder: Literal["sentence-transformers", "hash"] = "sentence-transformers"
+    embedder: Literal["auto", "numpy", "sentence-transformers", "hash"] = Field(
+        default="auto",
+        description="auto: numpy for BERT models with mean pooling (the default model), "
+        "sentence-transformers for the rest",
+    )
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = Field(default=64, ge=1)
 
