@@ -10,10 +10,11 @@ post-layer-norm blocks; pooling is the attention-masked mean, then L2 normalisat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,11 @@ Array = npt.NDArray[np.float32]
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 _MASKED = float(np.finfo(np.float32).min)  # what transformers adds to masked attention scores
+SMALL_INPUT_TOKENS = 512
+"""Up to this many tokens (a few queries) BLAS runs on one thread: the matrices are too small
+to share, and idle BLAS threads spinning for work slowed a one-query embedding from about 40 ms
+to 300 ms on a busy 2-core machine (benchmarks/embedders.py)."""
+_controller: Any = None
 
 
 def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:
@@ -137,9 +143,10 @@ class BertEncoder:
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
         out = np.empty((len(ids), self.hidden), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            out[chunk] = self._forward([ids[i] for i in chunk])
+        with _blas_threads(1 if sum(len(i) for i in ids) <= SMALL_INPUT_TOKENS else None):
+            for start in range(0, len(order), batch_size):
+                chunk = order[start : start + batch_size]
+                out[chunk] = self._forward([ids[i] for i in chunk])
         return out
 
     def _forward(self, token_ids: list[npt.NDArray[np.int64]]) -> Array:
@@ -180,6 +187,27 @@ class BertEncoder:
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         unit: Array = (pooled / norms).astype(np.float32, copy=False)
         return unit
+
+
+@contextlib.contextmanager
+def _blas_threads(limit: int | None) -> Iterator[None]:
+    """Limit BLAS threads for the duration (threadpoolctl; without it, nothing changes)."""
+    global _controller
+    if limit is None:
+        yield
+        return
+    if _controller is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _controller = False
+        else:
+            _controller = ThreadpoolController()
+    if _controller is False:
+        yield
+        return
+    with _controller.limit(limits=limit, user_api="blas"):
+        yield
 
 
 def _layer_norm(x: Array, weight: Array, bias: Array, eps: float) -> Array:

@@ -24,8 +24,9 @@ class FalkorDBStore(BatchingMixin):
         self,
         target: EngineTarget,
         *,
-        host: str,
-        port: int,
+        host: str | None = None,
+        port: int | None = None,
+        unix_socket: str | None = None,
         password: str | None,
         graph: str = "graphmem",
         timeout: float = 30.0,
@@ -37,9 +38,11 @@ class FalkorDBStore(BatchingMixin):
         self.graph_name = graph
         self._redis_errors = redis.exceptions
         try:
+            endpoint: dict[str, Any] = (
+                {"unix_socket_path": unix_socket} if unix_socket else {"host": host, "port": port}
+            )
             self._db = FalkorDB(
-                host=host,
-                port=port,
+                **endpoint,
                 password=password,
                 socket_timeout=timeout,
                 socket_connect_timeout=5.0,

@@ -23,7 +23,6 @@ import typer.main
 
 from graphmem_neo4j.cli.main import app
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import free_port
 
 REPO = Path(__file__).resolve().parents[3]
 REGION = re.compile(r"<!-- BEGIN user-guide -->(.*?)<!-- END user-guide -->", re.S)
@@ -92,11 +91,9 @@ def workdir(tmp_path: Path) -> Path:
 
 def test_every_runnable_command_of_the_guide_succeeds(workdir: Path, tmp_path: Path) -> None:
     home = tmp_path / "graphmem-home"
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     env |= {
         "GRAPHMEM_HOME": str(home),
-        "GRAPHMEM_EMBEDDED_PORT": str(port),
         "GRAPHMEM_EMBEDDER": "hash",
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
@@ -118,7 +115,7 @@ def test_every_runnable_command_of_the_guide_succeeds(workdir: Path, tmp_path: P
             )
             ran += 1
     finally:
-        EmbeddedServer(home, port).stop()
+        EmbeddedServer(home).stop()
     assert ran == sum(1 for s in STEPS if s.needs is None)
     assert (workdir / "demo-dump.jsonl").stat().st_size > 0
     assert (workdir / "graphmem.grass").read_text() == (
