@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from graphmem_neo4j.store.embedded import EmbeddedServer
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain help, see main.py
     help="Manage the embedded FalkorDB server (used when GRAPHMEM_URI is unset). It listens on "
     "a Unix socket inside GRAPHMEM_HOME that only its owner can open (and on 127.0.0.1:PORT "
     "only when GRAPHMEM_EMBEDDED_PORT is set), requires a generated password kept in "

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import AuthenticationFailed, ConfigError, EngineUnavailable, PortInUse
+from .resp import Client, ServerError
 
 HOST = "127.0.0.1"
 SOCKET_NAME = "server.sock"
@@ -108,69 +109,51 @@ class EmbeddedServer:
                 "shorter GRAPHMEM_HOME"
             )
 
-    def client(self, timeout: float = 2.0) -> Any:
-        """A redis-py client on the socket that never retries (callers poll)."""
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
-        return redis.Redis(
-            unix_socket_path=str(self.socket_path),
+    def client(self, timeout: float = 2.0) -> Client:
+        """A client on the socket; it connects when first used."""
+        return Client(
+            unix_socket=str(self.socket_path),
             password=self.password(),
-            socket_timeout=timeout,
-            socket_connect_timeout=1.0,
-            retry=Retry(NoBackoff(), 0),
+            timeout=timeout,
+            connect_timeout=1.0,
         )
 
     def _answers(self) -> bool:
         """True when our server is up and finished loading."""
-        import redis
-
         if not self.socket_path.exists():
             return False
         client = self.client()
         try:
-            return bool(client.ping())
-        except redis.exceptions.BusyLoadingError:
-            return False
-        except (redis.exceptions.AuthenticationError, redis.exceptions.ResponseError) as e:
-            if isinstance(e, redis.exceptions.AuthenticationError) or "WRONGPASS" in str(e):
+            client.ping()
+            return True
+        except ServerError as e:
+            if e.code in ("WRONGPASS", "NOAUTH"):
                 raise AuthenticationFailed(
-                    f"the embedded server of {self.home} refuses the password in "
+                    f"the embedded server of {self.home} refused the password in "
                     f"{self.password_file} (was the file replaced?); stop the server "
                     f"(`graphmem server stop`) and start it again"
                 ) from e
-            raise
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+            if e.code == "LOADING":
+                return False
+            raise EngineUnavailable(f"the embedded server answered: {e}") from e
+        except OSError:
             return False
         finally:
             client.close()
 
     def _tcp_owner(self) -> str:
         """Who holds our TCP port, for the error message."""
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
-        assert self.port is not None
-        client = redis.Redis(
-            host=HOST,
-            port=self.port,
-            password=self.password(),
-            socket_timeout=2.0,
-            socket_connect_timeout=1.0,
-            retry=Retry(NoBackoff(), 0),
+        client = Client(
+            host=HOST, port=self.port, password=self.password(), timeout=2.0, connect_timeout=1.0
         )
         try:
             client.ping()
             return "a server that accepts this home's password (whose pid file is missing)"
-        except redis.exceptions.AuthenticationError:
-            return "a server that rejects this home's password (another graphmem home?)"
-        except redis.exceptions.ResponseError as e:
-            if "WRONGPASS" in str(e) or "AUTH" in str(e):
-                return "a server with another password (another graphmem home?)"
+        except ServerError as e:
+            if e.code in ("WRONGPASS", "NOAUTH") or "password" in str(e):
+                return "a server that rejects this home's password (another graphmem home?)"
             return "another process"
-        except (redis.exceptions.RedisError, OSError):
+        except OSError:
             return "another process"
         finally:
             client.close()
@@ -185,12 +168,14 @@ class EmbeddedServer:
         """The TCP port the running server listens on (None: the socket only)."""
         client = self.client()
         try:
-            port = int(client.config_get("port").get("port", 0))
-        except Exception:
+            reply = client.execute("CONFIG", "GET", "port")
+        except (ServerError, OSError):
             return self.port
         finally:
             client.close()
-        return port or None
+        if len(reply) != 2:
+            return self.port
+        return int(reply[1]) or None
 
     def status(self) -> ServerStatus:
         pid = self._pid()
@@ -347,8 +332,6 @@ class EmbeddedServer:
     def _compact(self) -> None:
         """Fold the AOF into an RDB base before stopping, so the next start loads a snapshot
         instead of replaying every write."""
-        import redis
-
         from .falkordb_store import rewrite_aof
 
         if not self.socket_path.exists():
@@ -356,7 +339,7 @@ class EmbeddedServer:
         client = self.client(timeout=10.0)
         try:
             rewrite_aof(client)
-        except (redis.exceptions.RedisError, OSError):
+        except (ServerError, OSError):
             pass  # a server that cannot rewrite still stops; its next start replays the AOF
         finally:
             client.close()

@@ -101,7 +101,7 @@ class WriteLock:
             finally:
                 self._local.depth = 0
                 with contextlib.suppress(Exception):  # an engine that died took the key along
-                    self.connection.eval(_RELEASE, 1, self.key, token)
+                    self.connection.execute("EVAL", _RELEASE, 1, self.key, token)
         finally:
             with _held_lock:
                 _held.discard(token)
@@ -109,12 +109,11 @@ class WriteLock:
     def _acquire(self, token: str) -> None:
         deadline = time.monotonic() + self.wait
         pause = 0.001
-        while not self.connection.set(self.key, token, nx=True, px=self.expiry_ms):
-            holder = self.connection.get(self.key)
-            if isinstance(holder, bytes):
-                holder = holder.decode("utf-8", "replace")
+        taken = "SET", self.key, token, "NX", "PX", self.expiry_ms
+        while self.connection.execute(*taken) is None:
+            holder = self.connection.execute("GET", self.key)
             if holder and _holder_is_gone(holder):
-                self.connection.eval(_RELEASE, 1, self.key, holder)
+                self.connection.execute("EVAL", _RELEASE, 1, self.key, holder)
                 continue
             if time.monotonic() > deadline:
                 raise EngineUnavailable(
