@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import hiredis
 
@@ -48,7 +48,7 @@ class Schema:
     """Label, relationship-type and property-key names by id, for one graph; refreshed from
     the `db.*` procedures when a reply holds an id not seen yet."""
 
-    _PROCEDURES = {
+    _PROCEDURES: ClassVar[dict[str, str]] = {
         "labels": "CALL db.labels()",
         "types": "CALL db.relationshipTypes()",
         "keys": "CALL db.propertyKeys()",
