@@ -48,22 +48,22 @@ class Schema:
     """Label, relationship-type and property-key names by id, for one graph; refreshed from
     the `db.*` procedures when a reply holds an id not seen yet."""
 
-    _PROCEDURES: ClassVar[dict[str, str]] = {
-        "labels": "CALL db.labels()",
-        "types": "CALL db.relationshipTypes()",
-        "keys": "CALL db.propertyKeys()",
+    _QUERIES: ClassVar[dict[str, str]] = {
+        "labels": "core/schema_labels",
+        "types": "core/schema_relationship_types",
+        "keys": "core/schema_property_keys",
     }
 
     def __init__(self, run: Callable[[str], list[Any]]) -> None:
-        self._run = run  # runs a read-only query, returns its raw compact reply
-        self._names: dict[str, list[str]] = {kind: [] for kind in self._PROCEDURES}
+        self._run = run  # runs a named read-only query, returns its raw compact reply
+        self._names: dict[str, list[str]] = {kind: [] for kind in self._QUERIES}
         self._lock = threading.Lock()
 
     def name(self, kind: str, index: int) -> str:
         names = self._names[kind]
         if index >= len(names):
             with self._lock:
-                reply = self._run(self._PROCEDURES[kind])
+                reply = self._run(self._QUERIES[kind])
                 self._names[kind] = names = [row[0][1] for row in reply[1]]
         return names[index] if index < len(names) else f"#{index}"
 

@@ -44,7 +44,9 @@ class FalkorDBStore(BatchingMixin):
             timeout=timeout,
             connect_timeout=5.0,
         )
-        self._schema = Schema(lambda text: self._command("GRAPH.RO_QUERY", text))
+        self._schema = Schema(
+            lambda name: self._command("GRAPH.RO_QUERY", load_query(name, self.dialect))
+        )
         self._write_lock = WriteLock(
             self._client, f"graphmem:write-lock:{graph}", wrap=self._wrap
         )

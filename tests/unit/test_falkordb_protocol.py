@@ -28,9 +28,9 @@ def test_parameter_header_quotes_strings_and_keys() -> None:
 
 def test_a_compact_reply_becomes_rows_of_plain_values() -> None:
     names = {
-        "CALL db.propertyKeys()": ["space", "id", "weight"],
-        "CALL db.labels()": ["Turn"],
-        "CALL db.relationshipTypes()": ["NEXT"],
+        "core/schema_property_keys": ["space", "id", "weight"],
+        "core/schema_labels": ["Turn"],
+        "core/schema_relationship_types": ["NEXT"],
     }
     asked: list[str] = []
 
@@ -60,7 +60,7 @@ def test_a_compact_reply_becomes_rows_of_plain_values() -> None:
     assert row[1] == [7, 1.5, True, None]
     assert row[2] == [{"space": "s", "id": "a"}, {"weight": 0.5}, {"space": "s", "id": "b"}]
     assert row[3] == {"k": [0.25, 1.0]}
-    assert asked == ["CALL db.propertyKeys()"]  # fetched once, when first needed
+    assert asked == ["core/schema_property_keys"]  # fetched once, when first needed
 
 
 def test_statistics_only_and_errors_in_the_reply() -> None:
