@@ -29,10 +29,11 @@ Array = npt.NDArray[np.float32]
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 _MASKED = float(np.finfo(np.float32).min)  # what transformers adds to masked attention scores
-SMALL_INPUT_TOKENS = 512
-"""Up to this many tokens (a few queries) BLAS runs on one thread: the matrices are too small
-to share, and idle BLAS threads spinning for work slowed a one-query embedding from about 40 ms
-to 300 ms on a busy 2-core machine (benchmarks/embedders.py)."""
+BLAS_THREADS = 1
+"""BLAS runs on one thread while we embed. Its worker threads spin while they wait for work:
+on the 2-core machine with other jobs running, two threads embedded one query in about 300 ms
+instead of 40 ms, and 768 turns at 53-73 texts/s instead of 137-172 (benchmarks/embedders.py;
+more throughput comes from more processes, as in the batch ingestion recipe)."""
 _controller: Any = None
 
 
@@ -143,7 +144,7 @@ class BertEncoder:
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
         out = np.empty((len(ids), self.hidden), dtype=np.float32)
-        with _blas_threads(1 if sum(len(i) for i in ids) <= SMALL_INPUT_TOKENS else None):
+        with _blas_threads(BLAS_THREADS):
             for start in range(0, len(order), batch_size):
                 chunk = order[start : start + batch_size]
                 out[chunk] = self._forward([ids[i] for i in chunk])
@@ -190,12 +191,9 @@ class BertEncoder:
 
 
 @contextlib.contextmanager
-def _blas_threads(limit: int | None) -> Iterator[None]:
+def _blas_threads(limit: int) -> Iterator[None]:
     """Limit BLAS threads for the duration (threadpoolctl; without it, nothing changes)."""
     global _controller
-    if limit is None:
-        yield
-        return
     if _controller is None:
         try:
             from threadpoolctl import ThreadpoolController
