@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 LINT_DIR := tests/cypher_lint
 
-.PHONY: setup demo test lint unit integration bench clean neo4j neo4j-stop
+.PHONY: setup demo test lint unit integration bench clean neo4j neo4j-stop chromium browser-test screenshots
 NEO4J_LOCAL := neo4j-local
 
 setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed $(NEO4J_LOCAL)/target/classpath.txt
@@ -42,6 +42,21 @@ neo4j: setup
 
 neo4j-stop:
 	$(BIN)/graphmem neo4j stop --port $(NEO4J_PORT)
+
+# Neo4j Browser in headless Chromium (tests/integration/browser/test_neo4j_browser.py): Debian's
+# chromium, driven by the PyPI playwright package (never a browser download of its own). The
+# test takes about two minutes, so it is kept out of `make test` and run here (and by .ci/run).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+browser-test: setup chromium
+	$(BIN)/python -m pytest -m browser tests/integration/browser/test_neo4j_browser.py
+
+# The same test, writing its screenshots into docs/img (the pictures the docs show).
+screenshots: setup chromium
+	GRAPHMEM_TEST_SCREENSHOTS=$(CURDIR)/docs/img $(BIN)/python -m pytest -m browser \
+		tests/integration/browser/test_neo4j_browser.py
 
 demo: setup
 	@echo "== graphmem ingest examples/conversation.jsonl --space demo"

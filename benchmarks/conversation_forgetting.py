@@ -1,13 +1,15 @@
 """Selective forgetting on a 10k-turn space: nodes, edges and bytes removed, recall kept.
 
     python benchmarks/conversation_forgetting.py --data ../shared/data/locomo_dev
+        [--sweep 0.1,0.15,0.2,0.25,0.3 --plot docs/img/forgetting_tradeoff.png]
 
 One space holds the LoCoMo dev conversations (with their questions) interleaved, session by
 session, with synthetic sessions up to --turns turns; nothing is retrieved before forgetting
 (no access statistics help). Hybrid evidence recall@10 on the LoCoMo questions is measured
 before and after one forgetting run with the default settings (the paper's Experiment 2
 applies forgetting once to a persistent graph), then everything is restored from the archive
-and recall is measured again.
+and recall is measured again. With --sweep, the same is repeated at each listed threshold
+(forget, measure, restore) and --plot draws recall against the share of nodes removed.
 """
 
 from __future__ import annotations
@@ -77,6 +79,24 @@ def recall_at_10(service: Any, space: str, questions: Sequence[dict[str, Any]]) 
     return statistics.fmean(scores)
 
 
+def forget_measure_restore(
+    service: Any, questions: Sequence[dict[str, Any]], cfg: Any, nodes_before: int
+) -> Any:
+    """One point of the trade-off: forget at `cfg.threshold`, measure, restore."""
+    from plots import ForgettingPoint
+
+    report = service.forget(space="mem", config=cfg)
+    removed = sum(report.removed_by_label.get(k, 0) for k in ("Turn", "Entity", "Session"))
+    recall = recall_at_10(service, "mem", questions)
+    if any(report.removed_by_label.values()):  # a run that pruned nothing archived nothing
+        service.restore(space="mem", run_id=report.run_id)
+    print(
+        f"threshold {cfg.threshold:g}: -{100 * removed / nodes_before:.1f}% nodes "
+        f"{report.removed_by_label}, recall@10 {recall:.3f}"
+    )
+    return ForgettingPoint(cfg.threshold, removed / nodes_before, recall)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -85,7 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--threshold", type=float, help="override the importance threshold")
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
+    parser.add_argument(
+        "--sweep", help="comma-separated thresholds: forget, measure and restore at each"
+    )
+    parser.add_argument("--plot", type=Path, help="with --sweep: write the trade-off image here")
     args = parser.parse_args(argv)
+    sweep = [float(t) for t in args.sweep.split(",")] if args.sweep else []
 
     from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
     from graphmem_neo4j.memory import GraphMemory
@@ -150,6 +175,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 service.restore(space="mem", run_id=report.run_id)
                 r_restored = recall_at_10(service, "mem", questions)
                 print(f"after restore: recall@10 {r_restored:.3f}")
+                points = [
+                    forget_measure_restore(service, questions, replace(cfg, threshold=t), n_before)
+                    for t in sweep
+                ]
+                if args.plot and points:
+                    from plots import forgetting_plot
+
+                    forgetting_plot(
+                        points,
+                        r_before,
+                        args.plot,
+                        default_threshold=cfg.threshold,
+                        targets={"target ≥ 9%": 0.09},
+                    )
+                    print(f"trade-off written to {args.plot}")
         finally:
             server.stop()
     return 0

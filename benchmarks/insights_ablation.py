@@ -1,7 +1,7 @@
 """Controller ablation (EvoGraph-Mem §4.3) on a stream of ALFWorld tasks.
 
     python benchmarks/insights_ablation.py [--data ../shared/data/alfworld_dev/trajectories.jsonl]
-        [--limit N] [--seed 0] [--embedder minilm|hash] [--svg docs/insights_ablation.svg]
+        [--limit N] [--seed 0] [--embedder minilm|hash] [--plot docs/img/insights_ablation.png]
         [--variants add+keep,add+keep+archive,all] [--json series.json]
 
 Three controllers run over the same task stream, each in its own space of one embedded
@@ -237,60 +237,19 @@ def windowed(values: list[float], weights: list[int], window: int) -> list[float
     return out
 
 
-def svg(runs: list[Run], window: int, path: Path) -> None:
+def plot(runs: list[Run], window: int, path: Path) -> Path:
     """Two panels: pollution over the last `window` tasks, and active insights."""
-    colours = {"add+keep": "#d62728", "add+keep+archive": "#ff7f0e", "all": "#2ca02c"}
-    width, height, pad = 760, 300, 48
-    n = len(runs[0].retrieved)
-    panels = []
-    series_p = {r.name: windowed([float(h) for h in r.harmful], r.retrieved, window) for r in runs}
-    top_p = max(0.05, max(max(s) for s in series_p.values()))
-    top_a = max(1, max(a for r in runs for _, a in r.active))
-    for index, (title, top) in enumerate(
-        (
-            (f"pollution: harmful share, last {window} tasks", top_p),
-            ("active insights", float(top_a)),
+    from plots import AblationSeries, ablation_plot
+
+    series = [
+        AblationSeries(
+            r.name,
+            windowed([float(h) for h in r.harmful], r.retrieved, window),
+            [(i, a) for i, a in r.active],
         )
-    ):
-        x0 = index * width // 2 + pad
-        w = width // 2 - pad - 12
-        h = height - 2 * pad
-        parts = [
-            f'<text x="{x0}" y="{pad - 18}" font-size="12">{title}</text>',
-            f'<line x1="{x0}" y1="{pad + h}" x2="{x0 + w}" y2="{pad + h}" stroke="#444"/>',
-            f'<line x1="{x0}" y1="{pad}" x2="{x0}" y2="{pad + h}" stroke="#444"/>',
-            f'<text x="{x0 - 6}" y="{pad + 4}" font-size="10" text-anchor="end">'
-            + (f"{top:.2f}" if index == 0 else str(int(top)))
-            + "</text>",
-            f'<text x="{x0 - 6}" y="{pad + h}" font-size="10" text-anchor="end">0</text>',
-            f'<text x="{x0 + w}" y="{pad + h + 16}" font-size="10" text-anchor="end">'
-            f"{n} tasks</text>",
-        ]
-        for r in runs:
-            if index == 0:
-                points = [(i + 1, v) for i, v in enumerate(series_p[r.name])]
-            else:
-                points = [(i, float(a)) for i, a in r.active]
-            coords = " ".join(
-                f"{x0 + w * x / n:.1f},{pad + h - h * y / top:.1f}" for x, y in points
-            )
-            parts.append(
-                f'<polyline fill="none" stroke="{colours[r.name]}" stroke-width="1.6" '
-                f'points="{coords}"/>'
-            )
-        panels.append("\n".join(parts))
-    legend = "".join(
-        f'<rect x="{pad + 170 * i}" y="{height - 16}" width="10" height="10" '
-        f'fill="{colours[r.name]}"/><text x="{pad + 14 + 170 * i}" y="{height - 7}" '
-        f'font-size="11">{r.name}</text>'
-        for i, r in enumerate(runs)
-    )
-    path.write_text(
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>'
-        f"{''.join(panels)}{legend}</svg>\n",
-        encoding="utf-8",
-    )
+        for r in runs
+    ]
+    return ablation_plot(series, window, path)
 
 
 def free_port() -> int:
@@ -312,7 +271,9 @@ def main() -> None:
     parser.add_argument(
         "--variants", default=",".join(VARIANTS), help="Comma-separated subset of controllers"
     )
-    parser.add_argument("--svg", type=Path, default=None, help="Write the curves as SVG")
+    parser.add_argument(
+        "--plot", type=Path, default=None, help="Write the curves as an image (.png or .svg)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="Write every series as JSON")
     args = parser.parse_args()
 
@@ -370,9 +331,8 @@ def main() -> None:
             f"full < add+keep+archive: {full.pollution(last) < archive.pollution(last)}"
         )
     print(f"wall time per controller: {', '.join(f'{r.name} {r.seconds:.0f} s' for r in runs)}")
-    if args.svg and set(by_name) == set(VARIANTS):
-        svg(runs, w, args.svg)
-        print(f"curves written to {args.svg}")
+    if args.plot and set(by_name) == set(VARIANTS):
+        print(f"curves written to {plot(runs, w, args.plot)}")
     if args.json:
         payload: dict[str, Any] = {
             r.name: {

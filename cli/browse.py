@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from .common import emit_json, handle_errors, open_memory, resolve_space, settings
+
+if TYPE_CHECKING:
+    from graphmem_neo4j.settings import Settings
 
 HELP_ID = "Show this {what} (id or name); default: a representative one"
 
@@ -37,12 +42,15 @@ def browse(
     open_urls: bool = typer.Option(
         False,
         "--open",
-        help="Also print, per view, a Neo4j Browser URL that opens with the block in the editor",
+        help="Also print, per view, a Neo4j Browser URL that opens connected to the configured "
+        "Neo4j (it asks for the password) with the view's :param lines and query in the editor",
     ),
     browser_url: str | None = typer.Option(
         None,
         "--browser-url",
-        help="Neo4j Browser address for --open [default: http://<neo4j host>:7474/browser/]",
+        envvar="GRAPHMEM_BROWSER_URL",
+        help="Neo4j Browser address for --open [default: the Browser of the local Neo4j "
+        "(`graphmem neo4j start`) GRAPHMEM_URI points at, else http://<neo4j host>:7474/browser/]",
     ),
     style: bool = typer.Option(
         False,
@@ -90,7 +98,9 @@ def browse(
     )
     urls: dict[str, str] | None = None
     if open_urls:
-        base, dbms, database = views.browser_target(current, browser_url)
+        base, dbms, database = views.browser_target(
+            current, browser_url, local_browser=_local_browser(current)
+        )
         urls = {p.view.name: p.url(base, dbms=dbms, database=database) for p in plan.views}
     if as_json:
         items = []
@@ -108,3 +118,15 @@ def browse(
         )
         return
     typer.echo(views.render_plan(plan, engine=memory.store.dialect, urls=urls), nl=False)
+
+
+def _local_browser(current: Settings) -> str | None:
+    """The Browser of the local Neo4j (`graphmem neo4j start`) GRAPHMEM_URI points at."""
+    from graphmem_neo4j.store.local_neo4j import DEFAULT_PORT, HOST, LocalNeo4j
+
+    target = current.engine()
+    if target.engine != "neo4j" or target.host not in (HOST, "localhost"):
+        return None
+    port = target.port or DEFAULT_PORT
+    status = LocalNeo4j(current.home / "neo4j", port).status()
+    return status.browser_url if status.running and status.port == port else None

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 app = typer.Typer(
     rich_markup_mode=None,  # plain help, see main.py
     help="Run a local Neo4j 5 (Community, embedded in a JVM with Bolt on 127.0.0.1) for users "
-    "with Java but no Docker. Data and a generated password live in GRAPHMEM_HOME/neo4j; "
+    "with Java but no Docker, with Neo4j Browser on http://127.0.0.1:7474/browser/ styled for "
+    "graphmem. Data and a generated password live in GRAPHMEM_HOME/neo4j; "
     "`start` prints what to export to point graphmem at it.",
     no_args_is_help=True,
 )
@@ -23,26 +24,45 @@ app = typer.Typer(
 PORT = typer.Option(7687, "--port", "-p", help="Bolt port on 127.0.0.1")
 
 
-def _server(port: int) -> LocalNeo4j:
+def _server(port: int, http_port: int | None = None) -> LocalNeo4j:
     from graphmem_neo4j.store.local_neo4j import LocalNeo4j
 
-    return LocalNeo4j(settings().home / "neo4j", port)
+    post_connect = None
+    if http_port is not None:
+        from graphmem_neo4j.browse import post_connect_command
+
+        post_connect = post_connect_command()
+    return LocalNeo4j(
+        settings().home / "neo4j", port, http_port=http_port, post_connect=post_connect
+    )
 
 
 def _exports(uri: str) -> str:
-    return f"export GRAPHMEM_URI={uri} GRAPHMEM_PASSWORD=\"$(cat {settings().home}/neo4j/password)\""
+    password_file = settings().home / "neo4j" / "password"
+    return f'export GRAPHMEM_URI={uri} GRAPHMEM_PASSWORD="$(cat {password_file})"'
 
 
 @app.command()
 @handle_errors
 def start(
     port: int = PORT,
+    http_port: int = typer.Option(
+        7474,
+        "--http-port",
+        help="Neo4j Browser (and Neo4j's HTTP API) on this port of 127.0.0.1; 0: none",
+        min=0,
+        max=65535,
+    ),
     heap: str = typer.Option("1g", "--heap", help="JVM heap (java -Xmx)"),
     as_json: bool = JSON,
 ) -> None:
     """Start the server in the background (no-op when it already runs) and wait until Bolt
-    accepts connections. The password is GRAPHMEM_PASSWORD when set, else generated."""
-    server = _server(port)
+    accepts connections. The password is GRAPHMEM_PASSWORD when set, else generated.
+
+    Neo4j's own web server serves Neo4j Browser (5.24, from Maven Central, resolved by
+    `make setup`) on --http-port; it applies graphmem's style sheet every time it connects,
+    and `graphmem browse --open` prints URLs for it."""
+    server = _server(port, http_port or None)
     server.heap = heap
     current = settings()
     if current.password is not None:
@@ -52,6 +72,8 @@ def start(
         emit_json(status.as_dict())
         return
     typer.echo(f"local Neo4j running at {status.uri} (pid {status.pid}, data {status.data_dir})")
+    if status.browser_url is not None:
+        typer.echo(f"Neo4j Browser: {status.browser_url} (user neo4j, the password below)")
     typer.echo("point graphmem at it with:")
     typer.echo(f"  {_exports(status.uri)}")
 
@@ -76,6 +98,6 @@ def status(port: int = PORT, as_json: bool = JSON) -> None:
         emit_json(report)
         return
     typer.echo(f"local Neo4j: {'running' if report['running'] else 'stopped'}")
-    for key in ("pid", "uri", "data_dir", "password_file", "log_file"):
+    for key in ("pid", "uri", "browser_url", "data_dir", "password_file", "log_file"):
         if report.get(key) is not None:
             typer.echo(f"  {key}: {report[key]}")

@@ -8,19 +8,58 @@ that cannot break out of its `:param` line, and renders ready-to-paste blocks an
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, urlencode, urlsplit
 
+from .browser_style import (
+    NODE_STYLES,
+    REL_STYLES,
+    NodeStyle,
+    RelStyle,
+    caption_fields,
+    grass,
+    post_connect_command,
+    render_caption,
+    style_command,
+    style_sheet,
+)
 from .errors import InputError, NotFound
 from .queries import load_query
-from .settings import Settings, redact_uri
+from .settings import Settings
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
+
+# the style sheet is part of this module's API too (it lives in browser_style)
+__all__ = [
+    "LAYERS",
+    "NODE_STYLES",
+    "REL_STYLES",
+    "VIEWS",
+    "BrowsePlan",
+    "Choices",
+    "NodeStyle",
+    "RelStyle",
+    "View",
+    "ViewPlan",
+    "browser_target",
+    "caption_fields",
+    "check_layer",
+    "cypher_literal",
+    "cypher_string",
+    "grass",
+    "json_lines",
+    "param_line",
+    "plan_views",
+    "post_connect_command",
+    "render_caption",
+    "render_plan",
+    "style_command",
+    "style_sheet",
+]
 
 Layer = Literal["conversation", "facts", "insights", "experience"]
 LAYERS: tuple[Layer, ...] = ("conversation", "facts", "insights", "experience")
@@ -146,11 +185,15 @@ class ViewPlan:
     def query_text(self) -> str:
         return load_query(self.view.query, "neo4j").strip()
 
+    def param_block(self) -> str:
+        """The `:param` lines that set this view's values, one per line."""
+        return "\n".join(param_line(name, value) for name, value in self.params.items())
+
     def block(self) -> str:
-        """`:param` lines then the query, `;`-terminated: Neo4j Browser's multi-statement
-        editor (its default) runs the whole block as pasted."""
-        lines = [param_line(name, value) for name, value in self.params.items()]
-        return "\n".join([*lines, self.query_text() + ";"])
+        """`:param` lines then the query, every statement `;`-terminated. Browser's
+        multi-statement editor runs it as pasted, but a multi-statement run only lists its
+        statements: the graph is drawn when the query then runs on its own."""
+        return self.param_block() + "\n" + self.query_text() + ";"
 
     def url(self, base: str, *, dbms: str | None = None, database: str | None = None) -> str:
         """A Neo4j Browser URL that opens with this block in the editor (`cmd=edit` fills
@@ -171,6 +214,7 @@ class ViewPlan:
             "title": self.view.title,
             "target": self.label,
             "params": dict(self.params),
+            "param_block": self.param_block(),
             "query": self.query_text(),
             "block": self.block(),
         }
@@ -284,13 +328,18 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+STEP_VALUES = "// 1. run these :param lines: they set the values"
+STEP_QUERY = "// 2. then run the query on its own: Browser draws the graph of a query run alone"
+
+
 def render_plan(plan: BrowsePlan, *, engine: str, urls: Mapping[str, str] | None = None) -> str:
-    """The text `graphmem browse` prints: comments, then one block per view."""
+    """The text `graphmem browse` prints: comments, then per view its `:param` lines and its
+    query as two steps (a multi-statement run in Browser lists statements, draws nothing)."""
     out = [
         f"// graphmem browse: space {plan.space!r} (values picked on the {engine} engine)",
-        "// Paste a block into Neo4j Browser and run it; the :param lines set the values.",
-        "// Style: docker/compose.yml loads it on connect; elsewhere run :style and drop",
-        "// docker/browser-style.grass (or the output of `graphmem browse --style`) on it.",
+        "// In Neo4j Browser, per view: run its :param lines, then its query on its own.",
+        "// Style: `graphmem neo4j start` and docker/compose.yml load it on connect; elsewhere",
+        "// run :style and drop docker/browser-style.grass (or `graphmem browse --style`) on it.",
     ]
     for view, reason in plan.empty:
         out += ["", f"// {view.layer}: {view.title}: {_one_line(reason)}"]
@@ -302,173 +351,28 @@ def render_plan(plan: BrowsePlan, *, engine: str, urls: Mapping[str, str] | None
         ]
         if urls is not None:
             out.append(f"// open: {urls[item.view.name]}")
-        out.append(item.block())
+        out += [STEP_VALUES, item.param_block(), STEP_QUERY, item.query_text() + ";"]
     return "\n".join(out) + "\n"
 
 
-def browser_target(settings: Settings, base: str | None = None) -> tuple[str, str, str | None]:
-    """(Browser URL, connect URL, database) for the configured engine, with no credentials:
-    Neo4j at host H is assumed to serve Browser at http://H:7474/browser/."""
+def browser_target(
+    settings: Settings, base: str | None = None, *, local_browser: str | None = None
+) -> tuple[str, str, str | None]:
+    """(Browser URL, connect URL, database) for the configured engine, with no password:
+    the connect URL carries the user name, so Browser's connect form asks for the password
+    only. Browser is `base` when given, else `local_browser` (the Browser of the local Neo4j
+    the URI points at), else http://<neo4j host>:7474/browser/ as a Neo4j server serves it."""
     target = settings.engine()
     if target.engine != "neo4j" or target.uri is None:
         return base or DEFAULT_BROWSER_URL, "neo4j://localhost:7687", settings.database
-    dbms = redact_uri(target.uri)
-    host = urlsplit(dbms).hostname or "localhost"
+    parts = urlsplit(target.uri)
+    user = parts.username or settings.user
+    host = parts.hostname or "localhost"
     if ":" in host:  # IPv6
         host = f"[{host}]"
-    return base or f"http://{host}:7474/browser/", dbms, settings.database
-
-
-# --- captions and the style sheet --------------------------------------------------------------
-@dataclass(frozen=True)
-class NodeStyle:
-    color: str
-    border: str
-    text: str
-    diameter: int
-    caption: str
-    """A Browser caption template: `{prop}` is replaced by the node's property."""
-
-
-@dataclass(frozen=True)
-class RelStyle:
-    color: str
-    caption: str = "<type>"
-    width: int = 1
-
-
-# One colour family per layer: conversation blues, facts greens, insights ambers/reds,
-# experience purples; the central label of each layer is the darkest and largest.
-NODE_STYLES: dict[str, NodeStyle] = {
-    "Space": NodeStyle("#A5ABB6", "#9AA1AC", "#FFFFFF", 40, "{id}"),
-    "Session": NodeStyle("#1F5FA8", "#174A84", "#FFFFFF", 65, "session {id}"),
-    "Turn": NodeStyle("#4C8EDA", "#2870C2", "#FFFFFF", 55, "{speaker} · {text}"),
-    "Entity": NodeStyle("#57C7E3", "#23B3D7", "#2A2C34", 45, "{name}"),
-    "ForgetRun": NodeStyle(
-        "#8FA8C8", "#6F8CB2", "#2A2C34", 40, "forgetting at turn {at_turn} · {id}"
-    ),
-    "Forgotten": NodeStyle("#C9D6E8", "#A9BCD6", "#2A2C34", 40, "{summary}"),
-    "Subject": NodeStyle("#2E7D4F", "#23613D", "#FFFFFF", 65, "{name}"),
-    "Category": NodeStyle("#5DB665", "#459A4D", "#FFFFFF", 50, "{name}"),
-    "Context": NodeStyle("#A8D5A2", "#86C27E", "#2A2C34", 45, "{name}"),
-    "MemoryUnit": NodeStyle("#8DCC93", "#5DB665", "#2A2C34", 60, "{text} · {status}"),
-    "Query": NodeStyle("#F79767", "#F36924", "#FFFFFF", 55, "{text}"),
-    "InteractionStep": NodeStyle("#FFC454", "#D7A013", "#2A2C34", 40, "{position} · {action}"),
-    "Insight": NodeStyle("#D9480F", "#B03A0C", "#FFFFFF", 65, "{text}"),
-    "InsightEdit": NodeStyle("#FBD38D", "#E8B04B", "#2A2C34", 40, "{operation} · {query_id}"),
-    "Task": NodeStyle("#6A3D9A", "#552F7C", "#FFFFFF", 65, "{text}"),
-    "Trajectory": NodeStyle("#A872C4", "#8E55AD", "#FFFFFF", 55, "{source_id} · {caption}"),
-    "Action": NodeStyle("#D4B3E6", "#B98ED3", "#2A2C34", 45, "{raw}"),
-}
-
-_BLUE, _GREEN, _AMBER, _PURPLE = "#4C8EDA", "#5DB665", "#F36924", "#8E55AD"
-REL_STYLES: dict[str, RelStyle] = {
-    "HAS_TURN": RelStyle(_BLUE),
-    "NEXT": RelStyle(_BLUE, width=2),
-    "MENTIONS": RelStyle("#9BC4EC", "{surface}"),
-    "RELATES": RelStyle("#23B3D7", "{type}", 2),
-    "SUBJECT_OF": RelStyle(_GREEN),
-    "CATEGORY_OF": RelStyle(_GREEN),
-    "CONTEXT_OF": RelStyle(_GREEN),
-    "SUPPORTS": RelStyle("#23613D", width=3),
-    "SUPERSEDES": RelStyle("#7F8C8D", width=2),
-    "CONTESTS": RelStyle("#E74C3C", width=2),
-    "SIMILAR_QUERY": RelStyle("#F8B58F"),
-    "HAS_INTERACTION": RelStyle(_AMBER),
-    "NEXT_INTERACTION": RelStyle("#D7A013", width=2),
-    "POSITIVE": RelStyle("#2E7D4F", width=2),
-    "NEGATIVE": RelStyle("#E74C3C", width=2),
-    "CONTEXTUALIZES": RelStyle("#F79767"),
-    "REVISED_FROM": RelStyle("#B03A0C", width=3),
-    "RETRIEVED": RelStyle("#FBD38D"),
-    "EDIT_OF": RelStyle("#E8B04B"),
-    "OF_TASK": RelStyle(_PURPLE),
-    "HAS_ACTION": RelStyle("#D4B3E6"),
-    "NEXT_ACTION": RelStyle("#552F7C", "{observation}", 2),
-    "MATCHED_TO": RelStyle("#A872C4", width=3),
-    "SIMILAR_TASK": RelStyle("#6A3D9A", width=2),
-}
-
-_TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
-
-
-def caption_fields(template: str) -> list[str]:
-    return _TEMPLATE_FIELD.findall(template)
-
-
-def render_caption(template: str, props: Mapping[str, Any]) -> str:
-    """What Browser draws for a caption template: each `{prop}` becomes the property's value
-    (lists joined with ', ', missing or other types empty)."""
-
-    def value(match: re.Match[str]) -> str:
-        found = props.get(match.group(1))
-        if isinstance(found, list):
-            return ", ".join(str(v) for v in found)
-        if isinstance(found, bool):
-            return ""
-        if isinstance(found, str | int | float):
-            return str(found)
-        return ""
-
-    return _TEMPLATE_FIELD.sub(value, template)
-
-
-def style_sheet() -> dict[str, dict[str, str]]:
-    """The style as Browser keeps it: selector → properties (what `:style {json}` takes)."""
-    sheet: dict[str, dict[str, str]] = {
-        "node": {
-            "diameter": "50px",
-            "color": "#A5ABB6",
-            "border-color": "#9AA1AC",
-            "border-width": "2px",
-            "text-color-internal": "#FFFFFF",
-            "font-size": "10px",
-        },
-        "relationship": {
-            "color": "#A5ABB6",
-            "shaft-width": "1px",
-            "font-size": "8px",
-            "padding": "3px",
-            "text-color-external": "#000000",
-            "text-color-internal": "#FFFFFF",
-            "caption": "<type>",
-        },
-    }
-    for label, node in NODE_STYLES.items():
-        sheet[f"node.{label}"] = {
-            "color": node.color,
-            "border-color": node.border,
-            "text-color-internal": node.text,
-            "diameter": f"{node.diameter}px",
-            "caption": node.caption,
-        }
-    for rel_type, rel in REL_STYLES.items():
-        sheet[f"relationship.{rel_type}"] = {
-            "color": rel.color,
-            "shaft-width": f"{rel.width}px",
-            "caption": rel.caption,
-        }
-    return sheet
-
-
-def grass() -> str:
-    """The style sheet in GraSS, as `docker/browser-style.grass` ships it. Browser's GraSS
-    parser knows no comments and splits a declaration on ':' and ';' (so no caption holds
-    either); a caption is quoted so its `{prop}` braces survive."""
-    lines: list[str] = []
-    for selector, props in style_sheet().items():
-        lines.append(f"{selector} {{")
-        for key, value in props.items():
-            shown = f"'{value}'" if key == "caption" else value
-            lines.append(f"  {key}: {shown};")
-        lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def style_command() -> str:
-    """One line for Browser's editor (or `browser.post_connect_cmd`): `:style {json}`. JSON
-    has no ';' outside strings, so neither the editor nor post_connect_cmd splits it."""
-    return ":style " + json.dumps(style_sheet(), ensure_ascii=False, separators=(",", ":"))
+    netloc = f"{quote(user, safe='')}@{host}" + (f":{parts.port}" if parts.port else "")
+    dbms = parts._replace(netloc=netloc).geturl()
+    return base or local_browser or f"http://{host}:7474/browser/", dbms, settings.database
 
 
 def json_lines(plans: Sequence[ViewPlan]) -> list[dict[str, Any]]:

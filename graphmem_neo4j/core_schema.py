@@ -2,8 +2,8 @@
 
 from .schema_types import LayerSchema, Migration, NodeLabel
 
-SYSTEM_LABELS = ("GraphMemMeta", "GraphMemMigration")
-"""Schema bookkeeping: no `space`, never exported, not counted in stats."""
+SYSTEM_LABELS = ("GraphMemMeta", "GraphMemMigration", "GraphMemLock")
+"""Schema bookkeeping and writer leases: no `space`, never exported, not counted in stats."""
 
 SCHEMA = LayerSchema(
     layer="core",

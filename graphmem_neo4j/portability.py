@@ -202,6 +202,14 @@ def _validate(records: list[tuple[int, dict[str, Any]]], source: str) -> None:
                     raise InputError("expected a node id", source=source, line=number, field=end)
             if not isinstance(record.get("props"), dict):
                 raise InputError("expected an object", source=source, line=number, field="props")
+            if rel.keyed and not isinstance(record["props"].get("id"), str):
+                raise InputError(
+                    f"a {rel.name} relationship needs a string id (parallel ones are told "
+                    "apart by it)",
+                    source=source,
+                    line=number,
+                    field="props.id",
+                )
             _check_props(record, source, number, reserved=("space",))
         elif kind != "footer":
             raise InputError(
@@ -227,11 +235,46 @@ def _check_props(
                 line=line,
                 field="props",
             )
+    for key, value in props.items():
+        problem = _unstorable(value)
+        if problem is not None:
+            raise InputError(problem, source=source, line=line, field=f"props.{key}")
     try:
-        # what the engines can store exactly (FalkorDB's rules are the stricter ones)
+        # values FalkorDB's client would mangle (NUL, NaN, huge integers, ...)
         check_params({"props": props, "id": record.get("id")}, "falkordb")
     except InputError as e:
         raise InputError(e.reason, source=source, line=line, field=e.field) from e
+
+
+def _unstorable(value: Any) -> str | None:
+    """Why neither engine could store `value` as a property, or None. A dump must load into
+    either: Neo4j refuses maps, nulls inside lists, lists of lists and lists mixing strings,
+    booleans and numbers (integers and floats together are fine: it stores floats); FalkorDB
+    has no map properties."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return None
+    if isinstance(value, dict):
+        return "a property cannot hold a map (store it as a JSON string)"
+    if not isinstance(value, list):
+        return f"a property cannot hold a {type(value).__name__}"
+    kinds = set()
+    for item in value:
+        if item is None:
+            return "a list property cannot hold null"
+        if isinstance(item, list | dict):
+            return "a list property holds only strings, numbers or booleans"
+        kinds.add(
+            "bool"
+            if isinstance(item, bool)
+            else "number"
+            if isinstance(item, int | float)
+            else "str"
+            if isinstance(item, str)
+            else type(item).__name__
+        )
+    if len(kinds) > 1:
+        return f"a list property cannot mix {' and '.join(sorted(kinds))}"
+    return None
 
 
 def import_dump(

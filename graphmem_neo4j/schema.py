@@ -12,18 +12,34 @@ from .errors import SchemaMismatch
 from .experience import schema as experience_schema
 from .facts import schema as facts_schema
 from .insights import schema as insights_schema
-from .schema_types import LayerSchema, Migration, NodeLabel, RelType
+from .schema_types import LayerSchema, Migration, NodeLabel, RelType, snake
 from .store.base import GraphStore
 
 SYSTEM_LABELS = core_schema.SYSTEM_LABELS
 
-LAYERS: tuple[LayerSchema, ...] = (
+BOOTSTRAP = ("core/schema_meta_key", "core/schema_migration_key", "core/schema_lock_key")
+"""Run before the migrations are read: the bookkeeping nodes' own uniqueness (Neo4j's MERGE
+creates two nodes when two transactions miss the same one at once)."""
+
+_LAYERS: tuple[LayerSchema, ...] = (
     core_schema.SCHEMA,
     conversation_schema.SCHEMA,
     facts_schema.SCHEMA,
     insights_schema.SCHEMA,
     experience_schema.SCHEMA,
 )
+
+
+def _space_indexes() -> LayerSchema:
+    """Cross-cutting: an index on `space` for every label. Neo4j cannot seek its composite
+    (space, id) constraint index by `space` alone, so a query over a whole space read every
+    tenant's nodes of that label."""
+    names = [label.name for layer in _LAYERS for label in layer.labels]
+    queries = tuple(f"space_index/{snake(name)}" for name in names)
+    return LayerSchema(layer="space_index", migrations=(Migration(500, "space indexes", queries),))
+
+
+LAYERS: tuple[LayerSchema, ...] = (*_LAYERS, _space_indexes())
 
 
 def labels() -> dict[str, NodeLabel]:
@@ -85,6 +101,8 @@ def apply_migrations(store: GraphStore, *, embedding_model: str, dimension: int)
     Each step is idempotent (IF NOT EXISTS on Neo4j; FalkorDB's "already indexed" is success),
     so a run interrupted half-way is finished by the next one.
     """
+    for query in BOOTSTRAP:
+        store.write(query)
     state = read_state(store)
     check_embedding(state, embedding_model, dimension)
     store.write(

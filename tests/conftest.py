@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem_neo4j.browse import post_connect_command
 from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
@@ -61,7 +62,29 @@ def _docker_answers() -> bool:
 
 
 @pytest.fixture(scope="session")
-def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
+def local_neo4j_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[local_neo4j.LocalNeo4j]:
+    """The session's local Neo4j, as `graphmem neo4j start` runs it: Bolt, and Neo4j Browser
+    on an HTTP port applying graphmem's style on connect. Its folder is `<home>/neo4j`, so
+    GRAPHMEM_HOME=<home> finds it the way the CLI does. Skipped with the reason when no local
+    Neo4j can start here."""
+    reason = local_neo4j.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"no local Neo4j: {reason}")
+    server = local_neo4j.LocalNeo4j(
+        tmp_path_factory.mktemp("neo4j-home") / "neo4j",
+        free_port(),
+        http_port=free_port(),
+        post_connect=post_connect_command(),
+    )
+    server.start()  # attached: it stops with this process, however that ends
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[tuple[str, str, str]]:
     """(uri, user, password) of a live Neo4j, or skip with the reason."""
     uri = os.environ.get("GRAPHMEM_TEST_NEO4J_URI")
     if uri:
@@ -72,10 +95,8 @@ def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
         )
         return
     if local_neo4j.unavailable_reason() is None:
-        server = local_neo4j.LocalNeo4j(tmp_path_factory.mktemp("neo4j"), free_port())
-        server.start()  # attached: it stops with this process, however that ends
+        server: local_neo4j.LocalNeo4j = request.getfixturevalue("local_neo4j_server")
         yield server.uri, "neo4j", server.password()
-        server.stop()
         return
     if not _docker_answers():
         pytest.skip(

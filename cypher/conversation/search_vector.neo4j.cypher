@@ -1,9 +1,10 @@
-// The index is shared by every space: $candidates is oversampled, the space filter follows.
-CALL db.index.vector.queryNodes('turn_embedding', $candidates, $embedding) YIELD node, score
-WITH node AS t, 2 * score - 1 AS score
-WHERE t.space = $space
-WITH t, score
-ORDER BY score DESC, t.id
-LIMIT $limit
-RETURN t.id AS id, t.session AS session, t.seq AS seq, t.speaker AS speaker, t.text AS text,
-       t.time AS time, score
+// Dense search: the space's turns among the shared index's candidates (nearest.py).
+// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+UNWIND $probes AS probe
+CALL db.index.vector.queryNodes('turn_embedding', $candidates, probe.embedding)
+YIELD node, score
+WITH probe, collect(node) AS found, 2 * min(score) - 1 AS floor
+RETURN probe.key AS key, size(found) AS seen, floor,
+       [t IN found WHERE t.space = $space |
+        {id: t.id, session: t.session, seq: t.seq, speaker: t.speaker, text: t.text, time: t.time,
+         similarity: 2 * vector.similarity.cosine(t.embedding, probe.embedding) - 1}] AS hits

@@ -1,8 +1,9 @@
-// Exact cosine over one space: used when the space is small enough to scan.
+// Dense search: the space's turns among the shared index's candidates (nearest.py).
+// Exact scan of the space (nearest.py, when the shared index held too few of it).
+UNWIND $probes AS probe
 MATCH (t:Turn {space: $space})
 WHERE t.embedding IS NOT NULL
-WITH t, 2 * vector.similarity.cosine(t.embedding, $embedding) - 1 AS score
-ORDER BY score DESC, t.id
-LIMIT $limit
-RETURN t.id AS id, t.session AS session, t.seq AS seq, t.speaker AS speaker, t.text AS text,
-       t.time AS time, score
+WITH probe, t, 2 * vector.similarity.cosine(t.embedding, probe.embedding) - 1 AS similarity
+ORDER BY similarity DESC, t.id
+WITH probe, collect({id: t.id, session: t.session, seq: t.seq, speaker: t.speaker, text: t.text, time: t.time, similarity: similarity})[..$k] AS hits
+RETURN probe.key AS key, hits

@@ -1,10 +1,11 @@
-// sf mode roots: entities closest to the query's entities (paper: top-5, cosine ≥ 0.75).
-UNWIND $embeddings AS embedding
-CALL db.idx.vector.queryNodes('Entity', 'embedding', $candidates, vecf32(embedding))
+// sf mode roots (paper: top-5 entities, cosine ≥ 0.75) for each of the query's entity names.
+// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+UNWIND $probes AS probe
+CALL db.idx.vector.queryNodes('Entity', 'embedding', $candidates, vecf32(probe.embedding))
 YIELD node, score
-WITH node, 1 - score AS similarity
-WHERE node.space = $space AND similarity >= $min_similarity
-WITH node, max(similarity) AS similarity
-ORDER BY similarity DESC, node.id
-LIMIT $roots
-RETURN node.id AS id, node.name AS name, node.type AS type, similarity
+WITH probe, collect(node) AS found, 1 - max(score) AS floor
+RETURN probe.key AS key, size(found) AS seen, floor,
+       [h IN [e IN found WHERE e.space = $space |
+        {id: e.id, name: e.name, type: e.type,
+         similarity: 1 - vec.cosineDistance(e.embedding, vecf32(probe.embedding))}]
+       WHERE h.similarity >= $min_similarity] AS hits

@@ -1,9 +1,11 @@
-UNWIND $embeddings AS embedding
-MATCH (node:Entity {space: $space})
-WHERE node.embedding IS NOT NULL
-WITH node, 2 * vector.similarity.cosine(node.embedding, embedding) - 1 AS similarity
+// sf mode roots (paper: top-5 entities, cosine ≥ 0.75) for each of the query's entity names.
+// Exact scan of the space (nearest.py, when the shared index held too few of it).
+UNWIND $probes AS probe
+MATCH (e:Entity {space: $space})
+WHERE e.embedding IS NOT NULL
+WITH probe, e, 2 * vector.similarity.cosine(e.embedding, probe.embedding) - 1 AS similarity
 WHERE similarity >= $min_similarity
-WITH node, max(similarity) AS similarity
-ORDER BY similarity DESC, node.id
-LIMIT $roots
-RETURN node.id AS id, node.name AS name, node.type AS type, similarity
+WITH probe, e, similarity
+ORDER BY similarity DESC, e.id
+WITH probe, collect({id: e.id, name: e.name, type: e.type, similarity: similarity})[..$k] AS hits
+RETURN probe.key AS key, hits

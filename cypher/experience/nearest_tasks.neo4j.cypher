@@ -1,10 +1,10 @@
-// §4.3: top-k tasks by cosine similarity (the index holds every space: over-fetch)
-CALL db.index.vector.queryNodes('experience_task_embedding', $candidates, $embedding)
+// §4.3: the space's tasks closest to a task text (but those in $exclude; experts only on request).
+// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+UNWIND $probes AS probe
+CALL db.index.vector.queryNodes('experience_task_embedding', $candidates, probe.embedding)
 YIELD node, score
-WITH node, 2 * score - 1 AS similarity
-WHERE node.space = $space AND NOT node.id IN $exclude
-      AND (node.has_expert = true OR NOT $experts_only)
-RETURN node.id AS id, node.text AS text, similarity, node.insights AS insights,
-       node.workflow AS workflow, node.trajectories AS trajectories
-ORDER BY similarity DESC, id
-LIMIT $k
+WITH probe, collect(node) AS found, 2 * min(score) - 1 AS floor
+RETURN probe.key AS key, size(found) AS seen, floor,
+       [t IN found WHERE t.space = $space AND NOT t.id IN $exclude AND (t.has_expert = true OR NOT $experts_only) |
+        {id: t.id, text: t.text, insights: t.insights, workflow: t.workflow, trajectories: t.trajectories,
+         similarity: 2 * vector.similarity.cosine(t.embedding, probe.embedding) - 1}] AS hits

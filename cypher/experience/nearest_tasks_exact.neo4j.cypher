@@ -1,9 +1,9 @@
-// nearest_tasks by an exact scan of the space, when the shared index returned too few
-MATCH (node:Task)
-WHERE node.space = $space AND node.embedding IS NOT NULL AND NOT node.id IN $exclude
-      AND (node.has_expert = true OR NOT $experts_only)
-WITH node, 2 * vector.similarity.cosine(node.embedding, $embedding) - 1 AS similarity
-RETURN node.id AS id, node.text AS text, similarity, node.insights AS insights,
-       node.workflow AS workflow, node.trajectories AS trajectories
-ORDER BY similarity DESC, id
-LIMIT $k
+// §4.3: the space's tasks closest to a task text (but those in $exclude; experts only on request).
+// Exact scan of the space (nearest.py, when the shared index held too few of it).
+UNWIND $probes AS probe
+MATCH (t:Task {space: $space})
+WHERE t.embedding IS NOT NULL AND NOT t.id IN $exclude AND (t.has_expert = true OR NOT $experts_only)
+WITH probe, t, 2 * vector.similarity.cosine(t.embedding, probe.embedding) - 1 AS similarity
+ORDER BY similarity DESC, t.id
+WITH probe, collect({id: t.id, text: t.text, insights: t.insights, workflow: t.workflow, trajectories: t.trajectories, similarity: similarity})[..$k] AS hits
+RETURN probe.key AS key, hits

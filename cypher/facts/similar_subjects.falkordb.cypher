@@ -1,8 +1,11 @@
 // Vector anchors (§3.2, eq. 5): Subject nodes whose name is close to the given one.
-CALL db.idx.vector.queryNodes('Subject', 'embedding', $candidates, vecf32($embedding))
+// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+UNWIND $probes AS probe
+CALL db.idx.vector.queryNodes('Subject', 'embedding', $candidates, vecf32(probe.embedding))
 YIELD node, score
-WITH node, 1 - score AS similarity
-WHERE node.space = $space AND similarity >= $min_similarity
-RETURN node.id AS id, similarity
-ORDER BY similarity DESC
-LIMIT $k
+WITH probe, collect(node) AS found, 1 - max(score) AS floor
+RETURN probe.key AS key, size(found) AS seen, floor,
+       [h IN [s IN found WHERE s.space = $space |
+        {id: s.id,
+         similarity: 1 - vec.cosineDistance(s.embedding, vecf32(probe.embedding))}]
+       WHERE h.similarity >= $min_similarity] AS hits

@@ -1,8 +1,11 @@
 // Active units close to a question (anchors for a question whose subject is not named exactly).
-CALL db.idx.vector.queryNodes('MemoryUnit', 'embedding', $candidates, vecf32($embedding))
+// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+UNWIND $probes AS probe
+CALL db.idx.vector.queryNodes('MemoryUnit', 'embedding', $candidates, vecf32(probe.embedding))
 YIELD node, score
-WITH node, 1 - score AS similarity
-WHERE node.space = $space AND node.status = 'active' AND similarity >= $min_similarity
-RETURN node.id AS id, node.subject_key AS subject, node.category_key AS category, similarity
-ORDER BY similarity DESC
-LIMIT $k
+WITH probe, collect(node) AS found, 1 - max(score) AS floor
+RETURN probe.key AS key, size(found) AS seen, floor,
+       [h IN [u IN found WHERE u.space = $space AND u.status = 'active' |
+        {id: u.id, subject: u.subject_key, category: u.category_key,
+         similarity: 1 - vec.cosineDistance(u.embedding, vecf32(probe.embedding))}]
+       WHERE h.similarity >= $min_similarity] AS hits

@@ -1,8 +1,10 @@
-// eq. 2: top-k recorded queries by cosine similarity (the index holds every space: over-fetch)
-CALL db.idx.vector.queryNodes('Query', 'embedding', $candidates, vecf32($embedding))
+// eq. 2: the space's recorded queries closest to a task (but those in $exclude).
+// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+UNWIND $probes AS probe
+CALL db.idx.vector.queryNodes('Query', 'embedding', $candidates, vecf32(probe.embedding))
 YIELD node, score
-WITH node, 1 - score AS similarity
-WHERE node.space = $space AND NOT node.id IN $exclude
-RETURN node.id AS id, similarity
-ORDER BY similarity DESC, id
-LIMIT $k
+WITH probe, collect(node) AS found, 1 - max(score) AS floor
+RETURN probe.key AS key, size(found) AS seen, floor,
+       [q IN found WHERE q.space = $space AND NOT q.id IN $exclude |
+        {id: q.id,
+         similarity: 1 - vec.cosineDistance(q.embedding, vecf32(probe.embedding))}] AS hits

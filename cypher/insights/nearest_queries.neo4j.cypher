@@ -1,8 +1,10 @@
-// eq. 2: top-k recorded queries by cosine similarity (the index holds every space: over-fetch)
-CALL db.index.vector.queryNodes('insights_query_embedding', $candidates, $embedding)
+// eq. 2: the space's recorded queries closest to a task (but those in $exclude).
+// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+UNWIND $probes AS probe
+CALL db.index.vector.queryNodes('insights_query_embedding', $candidates, probe.embedding)
 YIELD node, score
-WITH node, 2 * score - 1 AS similarity
-WHERE node.space = $space AND NOT node.id IN $exclude
-RETURN node.id AS id, similarity
-ORDER BY similarity DESC, id
-LIMIT $k
+WITH probe, collect(node) AS found, 2 * min(score) - 1 AS floor
+RETURN probe.key AS key, size(found) AS seen, floor,
+       [q IN found WHERE q.space = $space AND NOT q.id IN $exclude |
+        {id: q.id,
+         similarity: 2 * vector.similarity.cosine(q.embedding, probe.embedding) - 1}] AS hits

@@ -1,7 +1,9 @@
-// eq. 2 by an exact scan of the space, when the shared index returned too few of its queries
-MATCH (q:Query)
-WHERE q.space = $space AND q.embedding IS NOT NULL AND NOT q.id IN $exclude
-WITH q, 2 * vector.similarity.cosine(q.embedding, $embedding) - 1 AS similarity
-RETURN q.id AS id, similarity
-ORDER BY similarity DESC, id
-LIMIT $k
+// eq. 2: the space's recorded queries closest to a task (but those in $exclude).
+// Exact scan of the space (nearest.py, when the shared index held too few of it).
+UNWIND $probes AS probe
+MATCH (q:Query {space: $space})
+WHERE q.embedding IS NOT NULL AND NOT q.id IN $exclude
+WITH probe, q, 2 * vector.similarity.cosine(q.embedding, probe.embedding) - 1 AS similarity
+ORDER BY similarity DESC, q.id
+WITH probe, collect({id: q.id, similarity: similarity})[..$k] AS hits
+RETURN probe.key AS key, hits

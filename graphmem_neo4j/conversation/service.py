@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, NotFound
+from ..nearest import Probe, nearest, nearest_one
 from ..schema import labels as known_labels
 from ..schema import now_ms
 from ..schema import relationships as known_relationships
@@ -426,19 +427,19 @@ class ConversationService:
             vectors = embed([first[k][0] for k in fresh])
             by_key = dict(zip(fresh, vectors, strict=True))
             matches: dict[str, str] = {}
-            probe = [{"key": k, "embedding": by_key[k]} for k in fresh]
-            for start in range(0, len(probe), 500):
-                for row in self.memory.store.read(
+            probes = [Probe(k, by_key[k]) for k in fresh]
+            for start in range(0, len(probes), 500):
+                closest = nearest(
+                    self.memory.store,
                     "conversation/similar_entities",
-                    {
-                        "space": space,
-                        "rows": probe[start : start + 500],
-                        "candidates": 20,
-                        "threshold": threshold,
-                    },
-                ):
-                    if row["id"] is not None:
-                        matches[str(row["key"])] = str(row["id"])
+                    probes[start : start + 500],
+                    space=space,
+                    k=1,
+                    min_similarity=threshold,
+                )
+                for key, hits in closest.items():
+                    if hits:
+                        matches[key] = str(hits[0]["id"])
             for key, eid in matches.items():
                 cache[key] = eid
                 touch_row(eid, key)["aliases"].append(first[key][0])
@@ -579,18 +580,15 @@ class ConversationService:
         self, query: str, space: str, limit: int, embedding: list[float] | None = None
     ) -> list[tuple[Candidate, float]]:
         vector = embedding if embedding is not None else self._embed_query(query)
-        stats = self.space_stats(space)
-        params: dict[str, Any] = {"space": space, "embedding": vector, "limit": limit}
-        if stats.turns <= self.config.exact_scan_turns:
-            rows = self.memory.store.read("conversation/search_vector_exact", params)
-        else:
-            rows = self.memory.store.read(
-                "conversation/search_vector", {**params, "candidates": max(4 * limit, 200)}
-            )
-            if len(rows) < min(limit, stats.turns):
-                # Other spaces crowded the shared index's neighbourhood: scan this one.
-                rows = self.memory.store.read("conversation/search_vector_exact", params)
-        return [(Candidate.from_row(r), float(r["score"])) for r in rows]
+        rows = nearest_one(
+            self.memory.store,
+            "conversation/search_vector",
+            vector,
+            space=space,
+            k=limit,
+            exact=self.space_stats(space).turns <= self.config.exact_scan_turns,
+        )
+        return [(Candidate.from_row(r), float(r["similarity"])) for r in rows]
 
     def _lexical(self, query: str, space: str, limit: int) -> list[tuple[Candidate, float]]:
         terms = content_terms(query, exclude=speaker_words(self.speakers(space)))
@@ -671,20 +669,24 @@ class ConversationService:
         )
         names = [e.name for e in extraction.entities if e.type != "date"] or [query]
         embeddings = self.memory.embedder.embed(names)
-        params = {
-            "space": space,
-            "embeddings": embeddings,
-            "min_similarity": cfg.sf_min_similarity,
-            "roots": cfg.sf_roots,
-            "candidates": 50,
-        }
-        if self._entity_count(space) <= cfg.exact_scan_turns * 2:
-            roots = self.memory.store.read("conversation/sf_roots_exact", params)
-        else:
-            roots = self.memory.store.read("conversation/sf_roots", params)
-        if not roots:
+        per_name = nearest(
+            self.memory.store,
+            "conversation/sf_roots",
+            [Probe(str(i), e) for i, e in enumerate(embeddings)],
+            space=space,
+            k=cfg.sf_roots,
+            min_similarity=cfg.sf_min_similarity,
+            exact=self._entity_count(space) <= cfg.exact_scan_turns * 2,
+        )
+        best_of: dict[str, float] = {}
+        for name_hits in per_name.values():
+            for hit in name_hits:
+                eid = str(hit["id"])
+                best_of[eid] = max(best_of.get(eid, -1.0), float(hit["similarity"]))
+        top = sorted(best_of.items(), key=lambda item: (-item[1], item[0]))[: cfg.sf_roots]
+        if not top:
             return [], (), ()
-        root_sim = {str(r["id"]): float(r["similarity"]) for r in roots}
+        root_sim = dict(top)
         reached = self.memory.store.read(
             "conversation/sf_expand",
             {"space": space, "roots": list(root_sim), "fanout": cfg.sf_node_cap},

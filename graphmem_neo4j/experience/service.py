@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, LLMError, NotFound
+from ..nearest import nearest_one
 from ..schema import now_ms
 from ..store.write_lock import exclusive_space
 from .diff import diff_graphs
@@ -403,19 +404,14 @@ class ExperienceService:
         *,
         experts_only: bool = False,
     ) -> list[dict[str, Any]]:
-        params = {
-            "space": space,
-            "embedding": vector,
-            "k": k,
-            "candidates": max(100, 10 * k),
-            "exclude": exclude,
-            "experts_only": experts_only,
-        }
-        rows = self.memory.store.read("experience/nearest_tasks", params)
-        if len(rows) < k:
-            # The index is shared by every space: fall back to a scan of this one.
-            rows = self.memory.store.read("experience/nearest_tasks_exact", params)
-        return rows
+        return nearest_one(
+            self.memory.store,
+            "experience/nearest_tasks",
+            vector,
+            space=space,
+            k=k,
+            params={"exclude": exclude, "experts_only": experts_only},
+        )
 
     # --- reading ---------------------------------------------------------------------------
     def trajectory(self, ident: str, *, kind: Kind, space: str | None = None) -> Trajectory:

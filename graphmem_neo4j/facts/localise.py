@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..nearest import nearest_one
 from ..store.base import GraphStore
 from .models import EvidencePath, Localisation, LocalisationStats, MemoryUnit, TempUnit
 from .scoring import (
@@ -35,8 +36,6 @@ class LocaliseConfig:
     category_similarity: float = 0.85
     unit_similarity: float = 0.3
     """Least cosine for a unit to lend its subject as an anchor to a question."""
-    vector_candidates: int = 64
-    """kNN candidates asked of the shared vector index before the space filter."""
     vector_anchors: int = 5
 
     def __post_init__(self) -> None:
@@ -73,16 +72,7 @@ class Localiser:
     def similar(
         self, query: str, space: str, embedding: Sequence[float], least: float, k: int
     ) -> dict[str, float]:
-        rows = self.store.read(
-            query,
-            {
-                "space": space,
-                "embedding": list(embedding),
-                "candidates": self.config.vector_candidates,
-                "min_similarity": least,
-                "k": k,
-            },
-        )
+        rows = nearest_one(self.store, query, embedding, space=space, k=k, min_similarity=least)
         return {str(r["id"]): min(1.0, float(r["similarity"])) for r in rows}
 
     def subject_anchors(
@@ -119,15 +109,13 @@ class Localiser:
         self, space: str, embedding: Sequence[float]
     ) -> tuple[dict[str, float], dict[str, float]]:
         """Subjects and categories of the active units closest to a question."""
-        rows = self.store.read(
+        rows = nearest_one(
+            self.store,
             "facts/similar_units",
-            {
-                "space": space,
-                "embedding": list(embedding),
-                "candidates": self.config.vector_candidates,
-                "min_similarity": self.config.unit_similarity,
-                "k": self.config.vector_anchors,
-            },
+            embedding,
+            space=space,
+            k=self.config.vector_anchors,
+            min_similarity=self.config.unit_similarity,
         )
         subjects: dict[str, float] = {}
         categories: dict[str, float] = {}

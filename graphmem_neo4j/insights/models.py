@@ -72,8 +72,6 @@ class RetrievalParams:
     """Top-B insights returned (eq. 10)."""
     lam: float = 1.0
     """Conflict penalty λ of eq. 8."""
-    candidates: int = 100
-    """Vector-index over-fetch: the index is shared by all spaces, the space filter runs after."""
     neighbours: int = 3
     """Similarity edges a new query gets to its nearest earlier queries (E_q)."""
     neighbour_min_similarity: float = 0.5
@@ -86,8 +84,6 @@ class RetrievalParams:
             raise InputError("must be at least 1", field="b")
         if not self.lam >= 0:
             raise InputError("λ must be a number ≥ 0", field="lambda")
-        if self.candidates < self.k:
-            raise InputError("must be at least k", field="candidates")
         if self.neighbours < 0:
             raise InputError("must be ≥ 0", field="neighbours")
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, LLMError, NotFound
+from ..nearest import nearest_one
 from ..schema import now_ms
 from ..store.write_lock import exclusive_space
 from .controller import llm_plan, restrict
@@ -267,17 +268,14 @@ class InsightService:
     ) -> list[SimilarQuery]:
         if k == 0:
             return []
-        query_params = {
-            "space": space,
-            "embedding": vector,
-            "k": k,
-            "candidates": max(params.candidates, k),
-            "exclude": exclude,
-        }
-        rows = self.memory.store.read("insights/nearest_queries", query_params)
-        if len(rows) < k:
-            # The shared index returned too few of this space's queries: scan the space.
-            rows = self.memory.store.read("insights/nearest_queries_exact", query_params)
+        rows = nearest_one(
+            self.memory.store,
+            "insights/nearest_queries",
+            vector,
+            space=space,
+            k=k,
+            params={"exclude": exclude},
+        )
         return [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
 
     def _rank(

@@ -15,7 +15,7 @@ from .base import BatchingMixin, Params, Row
 from .falkordb_protocol import Schema, parse_result, with_parameters
 from .params import check_params
 from .resp import Client, ServerError
-from .write_lock import WriteLock
+from .write_lock import RedisLease, WriteLock
 
 _ALREADY = ("already indexed", "already exists")
 
@@ -47,9 +47,8 @@ class FalkorDBStore(BatchingMixin):
         self._schema = Schema(
             lambda name: self._command("GRAPH.RO_QUERY", load_query(name, self.dialect))
         )
-        self._write_lock = WriteLock(
-            self._client, f"graphmem:write-lock:{graph}", wrap=self._wrap
-        )
+        self._lease = RedisLease(self._client)
+        self._write_lock = WriteLock(self._lease, f"graphmem:write-lock:{graph}", wrap=self._wrap)
         self._space_locks: dict[str, WriteLock] = {}
         self.ping()
 
@@ -111,7 +110,7 @@ class FalkorDBStore(BatchingMixin):
         lock = self._space_locks.setdefault(
             space,
             WriteLock(
-                self._client,
+                self._lease,
                 f"graphmem:space-lock:{self.graph_name}:{space}",
                 wrap=self._wrap,
                 wait=3600.0,

@@ -3,8 +3,11 @@ embedded in a JVM with its Bolt connector on 127.0.0.1), started with plain `jav
 
 `make setup` builds the module, which resolves the jars once into the local Maven repository
 and writes `target/classpath.txt`; starting a server afterwards needs Java only, never the
-network. `graphmem neo4j start` (and `make neo4j`) runs one in the background for a user; the
-test suite starts its own, tied to the pytest process.
+network. With an `http_port`, Neo4j's own web server runs too: Neo4j Browser (the
+`org.neo4j.client:neo4j-browser` jar on the classpath) at http://127.0.0.1:<http_port>/browser/,
+which runs `post_connect` (e.g. graphmem's `style {...}`) every time it connects.
+`graphmem neo4j start` (and `make neo4j`) runs one in the background for a user; the test
+suite starts its own, tied to the pytest process.
 """
 
 from __future__ import annotations
@@ -102,25 +105,37 @@ class LocalStatus:
     data_dir: str
     password_file: str
     log_file: str
+    browser_url: str | None = None
+    """Neo4j Browser, when the server runs its web server."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+def browser_address(http_port: int) -> str:
+    return f"http://{HOST}:{http_port}/browser/"
+
+
 class LocalNeo4j:
-    """One local Neo4j: data, password, pid and log under `folder`, Bolt on 127.0.0.1:`port`."""
+    """One local Neo4j: data, password, pid and log under `folder`, Bolt on 127.0.0.1:`port`,
+    and with `http_port` Neo4j Browser on 127.0.0.1:`http_port` running `post_connect` (a
+    Browser command without its leading colon) each time it connects."""
 
     def __init__(
         self,
         folder: Path,
         port: int = DEFAULT_PORT,
         *,
+        http_port: int | None = None,
+        post_connect: str | None = None,
         heap: str = "1g",
         pagecache_mb: int = 256,
         module: Path | None = None,
     ) -> None:
         self.folder = Path(folder).expanduser()
         self.port = port
+        self.http_port = http_port
+        self.post_connect = post_connect
         self.heap = heap
         self.pagecache_mb = pagecache_mb
         self.module = module or module_dir()
@@ -128,6 +143,7 @@ class LocalNeo4j:
         self.password_file = self.folder / "password"
         self.state_file = self.folder / "server.json"
         self.log_file = self.folder / "neo4j.log"
+        self.post_connect_file = self.folder / "browser-post-connect.txt"
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -148,11 +164,12 @@ class LocalNeo4j:
         reason = unavailable_reason(self.module)
         if reason is not None:
             raise EngineUnavailable(f"cannot start a local Neo4j: {reason}")
-        if _port_open(self.port):
-            raise PortInUse(
-                f"port {self.port} on {HOST} is taken by another process; "
-                "choose another with --port"
-            )
+        for port, option in ((self.port, "--port"), (self.http_port, "--http-port")):
+            if port is not None and _port_open(port):
+                raise PortInUse(
+                    f"port {port} on {HOST} is taken by another process; "
+                    f"choose another with {option}"
+                )
         self.password()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         classpath = _classpath(self.module)
@@ -176,6 +193,12 @@ class LocalNeo4j:
             "--pagecache",
             str(self.pagecache_mb),
         ]
+        if self.http_port is not None:
+            command += ["--http-port", str(self.http_port)]
+            if self.post_connect is not None:
+                # a file, not argv: the command is long and would show in `ps`
+                self.post_connect_file.write_text(self.post_connect, encoding="utf-8")
+                command += ["--post-connect-file", str(self.post_connect_file)]
         if not detach:
             command += ["--parent-pid", str(os.getpid())]
         offset = self.log_file.stat().st_size if self.log_file.exists() else 0
@@ -188,7 +211,8 @@ class LocalNeo4j:
                 start_new_session=True,  # Ctrl-C in the caller's terminal is not the JVM's
             )
         self.state_file.write_text(
-            json.dumps({"pid": self._process.pid, "port": self.port}), encoding="utf-8"
+            json.dumps({"pid": self._process.pid, "port": self.port, "http_port": self.http_port}),
+            encoding="utf-8",
         )
         self._wait_ready(offset, timeout)
         return self.status()
@@ -217,17 +241,19 @@ class LocalNeo4j:
             return "\n".join(text.strip().splitlines()[-lines:])
         return ""
 
-    def _recorded(self) -> tuple[int | None, int]:
+    def _recorded(self) -> tuple[int | None, int, int | None]:
+        """(pid, Bolt port, HTTP port) of the server last started from this folder."""
         try:
             state = json.loads(self.state_file.read_text(encoding="utf-8"))
-            return int(state["pid"]), int(state["port"])
-        except (FileNotFoundError, ValueError, KeyError):
-            return None, self.port
+            http = state.get("http_port")
+            return int(state["pid"]), int(state["port"]), None if http is None else int(http)
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            return None, self.port, self.http_port
 
     def _alive_pid(self) -> int | None:
         if self._process is not None and self._process.poll() is None:
             return self._process.pid
-        pid, _ = self._recorded()
+        pid = self._recorded()[0]
         if pid is None:
             return None
         try:
@@ -238,7 +264,9 @@ class LocalNeo4j:
 
     def status(self) -> LocalStatus:
         pid = self._alive_pid()
-        port = self._recorded()[1] if pid is not None and self._process is None else self.port
+        port, http_port = self.port, self.http_port
+        if pid is not None and self._process is None:
+            _, port, http_port = self._recorded()
         return LocalStatus(
             running=pid is not None and _port_open(port),
             pid=pid,
@@ -247,6 +275,7 @@ class LocalNeo4j:
             data_dir=str(self.data_dir),
             password_file=str(self.password_file),
             log_file=str(self.log_file),
+            browser_url=None if http_port is None else browser_address(http_port),
         )
 
     def stop(self, timeout: float = 60.0) -> bool:

@@ -1,7 +1,11 @@
-"""Neo4j through the official driver: explicit database, reads routed to readers."""
+"""Neo4j through the official driver: explicit database, reads routed to readers, causal
+consistency across every call of the store."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +14,12 @@ from ..queries import Dialect, load_query
 from ..settings import EngineTarget, redact_uri
 from .base import BatchingMixin, Params, Row
 from .params import check_params
+from .write_lock import WriteLock
+
+_SCHEMA_ALREADY = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+
+# The driver logs its retries as warnings; a library must not print them on its users' stderr.
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
 
 
 class Neo4jStore(BatchingMixin):
@@ -32,6 +42,7 @@ class Neo4jStore(BatchingMixin):
         self.database = database
         self._neo4j = neo4j
         self._errors = neo4j.exceptions
+        self._space_locks: dict[str, WriteLock] = {}
         auth = (user, password) if password is not None else None
         try:
             self._driver = neo4j.GraphDatabase.driver(
@@ -46,6 +57,9 @@ class Neo4jStore(BatchingMixin):
             self._driver.verify_connectivity()
         except Exception as e:
             raise self._wrap(e) from e
+        # One bookmark manager for the store: a read follows every write this store made, on
+        # whichever cluster member it is routed to (read-your-writes on Aura and clusters).
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
 
     def _wrap(self, e: Exception) -> Exception:
         errs = self._errors
@@ -65,28 +79,53 @@ class Neo4jStore(BatchingMixin):
         text = load_query(query, self.dialect)
         values = dict(params or {})
         check_params(values, self.dialect)
-
-        def work(tx: Any) -> list[Row]:
-            return [record.data() for record in tx.run(text, values)]
-
-        mode = self._neo4j.READ_ACCESS if read_only else self._neo4j.WRITE_ACCESS
+        routing = self._neo4j.RoutingControl.READ if read_only else self._neo4j.RoutingControl.WRITE
         try:
-            with self._driver.session(database=self.database, default_access_mode=mode) as s:
-                # execute_read/execute_write retry transient errors (leader switch, deadlock).
-                if read_only:
-                    return list(s.execute_read(work))
-                return list(s.execute_write(work))
+            # A managed transaction: transient errors (leader switch, deadlock) are retried.
+            records, _, _ = self._driver.execute_query(
+                text,
+                values,
+                database_=self.database,
+                routing_=routing,
+                bookmark_manager_=self._bookmarks,
+            )
         except Exception as e:
             err = self._wrap(e)
             if isinstance(err, QueryError):
                 raise QueryError(f"query {query}: {err}") from e
             raise err from e
+        rows: list[Row] = []
+        for record in records:
+            items = record.items()  # type: ignore[no-untyped-call]
+            rows.append({key: _plain(value) for key, value in items})
+        return rows
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         return self._run(query, params, read_only=True)
 
     def write(self, query: str, params: Params | None = None) -> list[Row]:
-        return self._run(query, params, read_only=False)
+        try:
+            return self._run(query, params, read_only=False)
+        except QueryError as e:
+            # Two `CREATE ... IF NOT EXISTS` at once: the second meets the first's index.
+            if _SCHEMA_ALREADY in str(e):
+                return []
+            raise
+
+    def exclusive(self, space: str) -> contextlib.AbstractContextManager[None]:
+        """One writer at a time in `space`, across processes, for an operation of several
+        transactions (see write_lock.py). Waits up to an hour for another one to finish."""
+        lock = self._space_locks.setdefault(
+            space,
+            WriteLock(
+                _NodeLease(self),
+                f"space:{space}",
+                wrap=self._wrap,
+                wait=3600.0,
+                expiry_ms=3_600_000,
+            ),
+        )
+        return lock.held()
 
     def ensure_unique(self, label: str, properties: Sequence[str]) -> None:
         """Neo4j's constraints are plain Cypher DDL in the migration files."""
@@ -114,3 +153,38 @@ class Neo4jStore(BatchingMixin):
 
     def close(self) -> None:
         self._driver.close()
+
+
+class _NodeLease:
+    """write_lock's lease as a (:GraphMemLock) node (core/lock_take, core/lock_release)."""
+
+    def __init__(self, store: Neo4jStore) -> None:
+        self.store = store
+
+    def take(self, key: str, token: str, expiry_ms: int) -> str | None:
+        rows = self.store.write(
+            "core/lock_take",
+            {"key": key, "token": token, "now": int(time.time() * 1000), "expiry_ms": expiry_ms},
+        )
+        holder = rows[0]["holder"] if rows else None
+        return str(holder) if holder is not None else None
+
+    def release(self, key: str, token: str) -> None:
+        self.store.write("core/lock_release", {"key": key, "token": token})
+
+
+def _plain(value: Any) -> Any:
+    """Driver values as plain Python: nodes and relationships become their property dicts (as
+    on FalkorDB; `Record.data()` would turn a relationship into a tuple), paths a list of
+    them. Queries should return values anyway."""
+    from neo4j.graph import Node, Path, Relationship
+
+    if isinstance(value, Node | Relationship):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, Path):
+        return [_plain(n) for n in value.nodes]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

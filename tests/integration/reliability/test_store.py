@@ -9,6 +9,7 @@ import os
 import subprocess
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,7 @@ from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.portability import dump_records
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store import open_store
+from graphmem_neo4j.store.embedded import EmbeddedServer
 from graphmem_neo4j.store.falkordb_store import FalkorDBStore
 from graphmem_neo4j.store.params import INT64_MAX, INT64_MIN
 from graphmem_neo4j.store.write_lock import _HOST
@@ -30,10 +32,13 @@ SPACE = "values"
 
 
 @pytest.fixture
-def falkor(engine_settings: Settings, hash_embedder: Any) -> Iterator[GraphMemory]:
-    if engine_settings.engine().engine != "falkordb":
-        pytest.skip("probes the FalkorDB client's parameter header")
-    with GraphMemory(engine_settings, embedder=hash_embedder) as memory:
+def falkor(falkordb_server: EmbeddedServer, hash_embedder: Any) -> Iterator[GraphMemory]:
+    """FalkorDB only: these tests probe its client's text parameter header."""
+    settings = Settings(
+        home=falkordb_server.home,
+        database=f"values_{uuid.uuid4().hex[:10]}",
+    )
+    with GraphMemory(settings, embedder=hash_embedder) as memory:
         memory.ensure_space(SPACE)
         yield memory
 

@@ -11,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphmem_neo4j.browse import (
+    STEP_QUERY,
+    STEP_VALUES,
     VIEWS,
     BrowsePlan,
     View,
@@ -130,7 +132,7 @@ def test_a_browser_url_opens_the_block_in_the_editor_and_carries_no_secret() -> 
     query = parse_qs(urlsplit(url).query)
     assert query["cmd"] == ["edit"]
     assert query["arg"] == [plan.block()]
-    assert query["dbms"] == ["neo4j://db.example:7687"]
+    assert query["dbms"] == ["neo4j://alice@db.example:7687"]  # Browser fills in the user
     assert query["db"] == ["mem"]
 
 
@@ -143,6 +145,31 @@ def test_browser_target_for_the_embedded_engine_and_an_explicit_url() -> None:
     assert browser_target(Settings(), "https://b.example/browser/")[0] == (
         "https://b.example/browser/"
     )
+
+
+def test_the_connect_url_names_the_configured_user_and_the_local_browser_is_preferred() -> None:
+    settings = Settings(uri="bolt://127.0.0.1:7690", user="reader", password="pw")
+    local = "http://127.0.0.1:7475/browser/"
+    assert browser_target(settings, local_browser=local) == (
+        local,
+        "bolt://reader@127.0.0.1:7690",
+        None,
+    )
+    assert browser_target(settings)[0] == "http://127.0.0.1:7474/browser/"
+    assert browser_target(settings, "http://b/", local_browser=local)[0] == "http://b/"
+
+
+def test_each_view_prints_its_values_then_its_query_as_two_steps() -> None:
+    plans = [ViewPlan(v, {"space": "demo", v.target: "x", "limit": 5}, "x") for v in VIEWS]
+    printed = render_plan(BrowsePlan("demo", plans), engine="neo4j")
+    chunks = printed.split("\n\n")[1:]
+    assert len(chunks) == len(plans)
+    for chunk, plan in zip(chunks, plans, strict=True):
+        lines = chunk.splitlines()
+        values, query = lines.index(STEP_VALUES), lines.index(STEP_QUERY)
+        assert "\n".join(lines[values + 1 : query]) == plan.param_block()
+        assert "\n".join(lines[query + 1 :]) == plan.query_text() + ";"
+        assert plan.block() == plan.param_block() + "\n" + plan.query_text() + ";"
 
 
 def test_layers_are_checked() -> None:

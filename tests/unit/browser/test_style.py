@@ -14,6 +14,7 @@ from graphmem_neo4j.browse import (
     REL_STYLES,
     caption_fields,
     grass,
+    post_connect_command,
     render_caption,
     style_command,
     style_sheet,
@@ -108,3 +109,10 @@ def test_compose_starts_neo4j_with_browser_bolt_and_the_style() -> None:
     assert style_command() == ":style " + json.dumps(
         style_sheet(), ensure_ascii=False, separators=(",", ":")
     )
+
+
+def test_the_post_connect_command_is_the_style_command_browser_gets_by_adding_a_colon() -> None:
+    command = post_connect_command()
+    assert not command.startswith(":")  # Browser runs ":" + each post-connect command
+    assert split_post_connect(command) == [command]
+    assert ":" + command == style_command()

@@ -1,0 +1,11 @@
+// De-duplication by embedding (paper: cosine ≥ τ_dedup): stored entities close to each new name.
+// Exact scan of the space (nearest.py, when the shared index held too few of it).
+UNWIND $probes AS probe
+MATCH (e:Entity {space: $space})
+WHERE e.embedding IS NOT NULL
+WITH probe, e, 2 * vector.similarity.cosine(e.embedding, probe.embedding) - 1 AS similarity
+WHERE similarity >= $min_similarity
+WITH probe, e, similarity
+ORDER BY similarity DESC, e.id
+WITH probe, collect({id: e.id, name: e.name, similarity: similarity})[..$k] AS hits
+RETURN probe.key AS key, hits

@@ -1,0 +1,11 @@
+// Vector anchors (§3.2, eq. 5): Subject nodes whose name is close to the given one.
+// Exact scan of the space (nearest.py, when the shared index held too few of it).
+UNWIND $probes AS probe
+MATCH (s:Subject {space: $space})
+WHERE s.embedding IS NOT NULL
+WITH probe, s, 1 - vec.cosineDistance(s.embedding, vecf32(probe.embedding)) AS similarity
+WHERE similarity >= $min_similarity
+WITH probe, s, similarity
+ORDER BY similarity DESC, s.id
+WITH probe, collect({id: s.id, similarity: similarity})[..$k] AS hits
+RETURN probe.key AS key, hits

@@ -1,0 +1,141 @@
+"""Nearest neighbours within one space, over vector indexes that every space shares.
+
+Neo4j 5 and FalkorDB have one vector index per label for the whole database, and neither
+filters inside it: a query for the k nearest turns of space A gets the k nearest turns of every
+space, of which A's may be none. Every lookup therefore goes through `nearest()`, which asks the
+index for more candidates than it needs and knows when it has seen enough:
+
+- each index query returns, per probe vector, how many candidates the index gave (`seen`), the
+  lowest similarity among them (`floor`) and the candidates of the space that pass the lookup's
+  filters (`hits`, with exact cosine similarities computed from the stored vectors: Neo4j's
+  index scores are quantised);
+- a probe is settled when it has k hits, or when the index gave all the candidates asked and
+  the lowest of them is below the lookup's minimum similarity (nothing unseen can qualify);
+- otherwise, if the index gave all it was asked, the space's share of the candidates sets a
+  second, larger request; what is still unsettled after it, or what the index could not give
+  as many candidates for as asked, is answered by an exact scan of the space
+  (`<query>_exact`). An HNSW graph returns fewer nodes than asked not only when the index is
+  small: identical vectors in many spaces (the same texts in several tenants) make cliques the
+  search cannot leave, so a short answer is never taken as "the index ran out".
+
+So a result never silently lacks what the space holds; the index only makes it cheap. Both
+queries of a lookup take `$probes` (a list of `{key, embedding}`), `$space`, `$k` and
+`$min_similarity`; the index query also `$candidates`; each hit is a map with at least `id` and
+`similarity`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .store.base import GraphStore, Row
+
+FIRST_CANDIDATES = 64
+"""Candidates asked of the index in the first round (at least 4k)."""
+MAX_CANDIDATES = 4096
+"""Beyond this an exact scan of the space is cheaper than the index."""
+FLOOR_MARGIN = 0.01
+"""Neo4j's quantised index scores are within ~0.002 of the exact cosine: the floor rule keeps a
+margin so that it never settles a probe that an unseen node could still qualify for."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    key: str
+    embedding: Sequence[float]
+
+
+def nearest(
+    store: GraphStore,
+    query: str,
+    probes: Sequence[Probe],
+    *,
+    space: str,
+    k: int,
+    min_similarity: float = -1.0,
+    params: Mapping[str, Any] | None = None,
+    exact: bool = False,
+) -> dict[str, list[Row]]:
+    """key → the space's k nodes closest to that probe (most similar first, ties by id).
+
+    `exact` skips the index (the caller knows the space is small)."""
+    if k < 1 or not probes:
+        return {p.key: [] for p in probes}
+    base = {**(params or {}), "space": space, "k": k, "min_similarity": min_similarity}
+    pending = {p.key: p for p in probes}
+    found: dict[str, list[Row]] = {}
+    candidates = max(4 * k, FIRST_CANDIDATES)
+    for _round in (1, 2):
+        if exact or not pending:
+            break
+        wire = _wire(pending.values())
+        rows = store.read(query, {**base, "probes": wire, "candidates": candidates})
+        returned = {str(row["key"]): row for row in rows}
+        shares: list[float] = []
+        for key in list(pending):
+            row = returned.get(key)
+            if row is not None and _settled(row, k, candidates, min_similarity):
+                found[key] = _top(list(row["hits"]), k)
+                del pending[key]
+            elif row is not None and int(row["seen"]) >= candidates:
+                shares.append(len(row["hits"]) / candidates)
+            else:
+                shares.append(0.0)  # a short answer: only a scan is sure
+        share = min(shares, default=0.0)
+        if share == 0.0:
+            break
+        candidates = max(math.ceil(2 * k / share), 2 * candidates)
+        if candidates > MAX_CANDIDATES:
+            break
+    if pending:
+        rows = store.read(f"{query}_exact", {**base, "probes": _wire(pending.values())})
+        returned = {str(row["key"]): row for row in rows}
+        for key in pending:
+            row = returned.get(key)
+            found[key] = _top(list(row["hits"]), k) if row is not None else []
+    return found
+
+
+def nearest_one(
+    store: GraphStore,
+    query: str,
+    embedding: Sequence[float],
+    *,
+    space: str,
+    k: int,
+    min_similarity: float = -1.0,
+    params: Mapping[str, Any] | None = None,
+    exact: bool = False,
+) -> list[Row]:
+    """`nearest()` for a single vector."""
+    return nearest(
+        store,
+        query,
+        [Probe("q", embedding)],
+        space=space,
+        k=k,
+        min_similarity=min_similarity,
+        params=params,
+        exact=exact,
+    )["q"]
+
+
+def _settled(row: Row, k: int, asked: int, min_similarity: float) -> bool:
+    """Whether the index's answer holds the space's top k for this probe."""
+    if len(row["hits"]) >= k:
+        return True
+    floor = row["floor"]
+    full = int(row["seen"]) >= asked
+    return full and floor is not None and float(floor) + FLOOR_MARGIN < min_similarity
+
+
+def _wire(probes: Any) -> list[dict[str, Any]]:
+    return [{"key": p.key, "embedding": list(p.embedding)} for p in probes]
+
+
+def _top(hits: list[Row], k: int) -> list[Row]:
+    hits.sort(key=lambda h: (-float(h["similarity"]), str(h["id"])))
+    return hits[:k]

@@ -1,0 +1,205 @@
+"""Every nearest-neighbour lookup answers for its own space, however many spaces share the
+vector index: 100 spaces, half of them holding exactly our vectors (the same texts in other
+tenants) and half holding vectors closer to every probe than any of ours."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from graphmem_neo4j import nearest as nearest_module
+from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.nearest import Probe, nearest
+
+DIM = 64
+OURS = 40
+SPACES = 100
+K = 10
+
+
+@dataclass(frozen=True)
+class Lookup:
+    query: str
+    label: str
+    import_query: str
+    props: Callable[[int], dict[str, Any]]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    keep: Callable[[int], bool] = lambda i: True
+    min_similarity: float = -1.0
+
+
+LOOKUPS = [
+    Lookup(
+        "conversation/search_vector",
+        "Turn",
+        "portability/node_turn",
+        lambda i: {"session": "s", "seq": i, "speaker": "A", "text": f"turn {i}", "time": i},
+    ),
+    Lookup(
+        "conversation/similar_entities",
+        "Entity",
+        "portability/node_entity",
+        lambda i: {"name": f"entity {i}", "type": "thing"},
+        min_similarity=0.3,
+    ),
+    Lookup(
+        "conversation/sf_roots",
+        "Entity",
+        "portability/node_entity",
+        lambda i: {"name": f"entity {i}", "type": "thing"},
+        min_similarity=0.2,
+    ),
+    Lookup("facts/similar_subjects", "Subject", "portability/node_subject", lambda i: {}, {}),
+    Lookup(
+        "facts/similar_categories",
+        "Category",
+        "portability/node_category",
+        lambda i: {},
+        min_similarity=0.1,
+    ),
+    Lookup(
+        "facts/similar_units",
+        "MemoryUnit",
+        "portability/node_memory_unit",
+        lambda i: {
+            "status": "active" if i % 3 else "superseded",
+            "subject_key": f"s{i % 4}",
+            "category_key": f"c{i % 5}",
+        },
+        keep=lambda i: i % 3 != 0,
+        min_similarity=0.0,
+    ),
+    Lookup(
+        "insights/nearest_queries",
+        "Query",
+        "portability/node_query",
+        lambda i: {"text": f"query {i}"},
+        {"exclude": ["n3", "n7"]},
+        keep=lambda i: i not in (3, 7),
+    ),
+    Lookup(
+        "experience/nearest_tasks",
+        "Task",
+        "portability/node_task",
+        lambda i: {"text": f"task {i}", "has_expert": i % 2 == 0},
+        {"exclude": [], "experts_only": True},
+        keep=lambda i: i % 2 == 0,
+    ),
+]
+
+
+def unit(vector: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector]
+
+
+def random_unit(rng: random.Random) -> list[float]:
+    return unit([rng.gauss(0, 1) for _ in range(DIM)])
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def towards(target: list[float], noise: list[float], weight: float) -> list[float]:
+    return unit([t + weight * n for t, n in zip(target, noise, strict=True)])
+
+
+def fill(
+    memory: GraphMemory, lookup: Lookup, ours: str, rng: random.Random
+) -> tuple[list[list[float]], list[list[float]]]:
+    """Our space's vectors and the probes; 49 spaces copy ours, 50 crowd every probe."""
+    vectors = [random_unit(rng) for _ in range(OURS)]
+    probes = [random_unit(rng) for _ in range(8)] + vectors[:4]
+
+    def rows(vecs: list[list[float]]) -> list[dict[str, Any]]:
+        return [
+            {"id": f"n{i}", "props": lookup.props(i), "embedding": v} for i, v in enumerate(vecs)
+        ]
+
+    memory.store.write_batches(
+        lookup.import_query, rows(vectors), batch_size=500, params={"space": ours}
+    )
+    for s in range(SPACES - 1):
+        if s % 2 == 0:
+            crowd = vectors
+        else:  # every probe gets neighbours nearer than any of ours
+            crowd = [towards(p, random_unit(rng), 0.15) for p in probes for _ in range(3)]
+        memory.store.write_batches(
+            lookup.import_query, rows(crowd), batch_size=500, params={"space": f"{ours}-crowd{s}"}
+        )
+    return vectors, probes
+
+
+def reference(lookup: Lookup, vectors: list[list[float]], probe: list[float]) -> list[str]:
+    scored = [
+        (cosine(v, probe), f"n{i}")
+        for i, v in enumerate(vectors)
+        if lookup.keep(i) and cosine(v, probe) >= lookup.min_similarity
+    ]
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [ident for _, ident in scored[:K]]
+
+
+@pytest.mark.parametrize("lookup", LOOKUPS, ids=lambda lookup: lookup.query)
+def test_each_lookup_answers_for_its_own_space(
+    memory: GraphMemory, space: str, lookup: Lookup
+) -> None:
+    memory.init()
+    rng = random.Random(lookup.query)
+    vectors, probes = fill(memory, lookup, space, rng)
+    got = nearest(
+        memory.store,
+        lookup.query,
+        [Probe(str(i), p) for i, p in enumerate(probes)],
+        space=space,
+        k=K,
+        min_similarity=lookup.min_similarity,
+        params=lookup.params,
+    )
+    recalls = []
+    for i, probe in enumerate(probes):
+        expected = reference(lookup, vectors, probe)
+        hits = got[str(i)]
+        ids = [str(h["id"]) for h in hits]
+        assert len(ids) == len(expected), (lookup.query, i, ids, expected)
+        recalls.append(len(set(ids) & set(expected)) / len(expected) if expected else 1.0)
+        for hit in hits:  # exact similarities, not the index's quantised scores
+            own = vectors[int(str(hit["id"])[1:])]
+            assert float(hit["similarity"]) == pytest.approx(cosine(own, probe), abs=1e-4)
+    assert sum(recalls) / len(recalls) >= 0.99, recalls
+
+
+def test_without_the_exact_fallback_the_crowd_wins(
+    memory: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The crowd above is one the index alone loses to: what the test guards is real."""
+    memory.init()
+    lookup = LOOKUPS[0]
+    vectors, probes = fill(memory, lookup, space, random.Random(lookup.query))
+    original = memory.store.read
+
+    def index_only(query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        if query.endswith("_exact"):
+            return []
+        return original(query, params)
+
+    monkeypatch.setattr(memory.store, "read", index_only)
+    monkeypatch.setattr(nearest_module, "MAX_CANDIDATES", 0)
+    got = nearest(
+        memory.store,
+        lookup.query,
+        [Probe(str(i), p) for i, p in enumerate(probes)],
+        space=space,
+        k=K,
+    )
+    found = sum(
+        len(set(str(h["id"]) for h in got[str(i)]) & set(reference(lookup, vectors, p)))
+        for i, p in enumerate(probes)
+    )
+    assert found < 0.5 * K * len(probes)

@@ -1,0 +1,95 @@
+"""What only a real Neo4j shows about the schema: query plans, and bookkeeping under
+concurrency."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import neo4j
+import pytest
+
+from graphmem_neo4j.embedder import HashEmbedder
+from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.queries import queries_for
+from graphmem_neo4j.schema import SYSTEM_LABELS, migrations
+from graphmem_neo4j.settings import Settings
+from tests.conftest import reset_neo4j
+
+pytestmark = pytest.mark.neo4j
+
+ALLOWED_SCANS = {"core/list_spaces"}
+"""Lists every space of the database: reading every Space node is the point."""
+_DDL = re.compile(r"^\s*(//[^\n]*\n\s*)*(CREATE|DROP|SHOW|CALL db\.await)", re.IGNORECASE)
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@pytest.fixture
+def neo4j_settings(neo4j_uri: tuple[str, str, str]) -> Settings:
+    uri, user, password = neo4j_uri
+    reset_neo4j(uri, user, password)
+    return Settings(uri=uri, user=user, password=password)
+
+
+def _operators(plan: dict[str, object]) -> list[tuple[str, str]]:
+    details = str(plan.get("args", {}).get("Details", ""))  # type: ignore[union-attr]
+    found = [(str(plan["operatorType"]).split("@")[0], details)]
+    for child in plan.get("children", []):  # type: ignore[union-attr]
+        found += _operators(child)
+    return found
+
+
+def test_no_query_scans_a_label_or_the_whole_database(
+    neo4j_settings: Settings, neo4j_uri: tuple[str, str, str]
+) -> None:
+    """With the migrations applied, every query Neo4j runs finds a space's nodes by an index
+    seek: a label scan reads every tenant's nodes, an all-nodes scan the whole database."""
+    with GraphMemory(neo4j_settings, embedder=HashEmbedder(64)) as memory:
+        memory.init()
+    uri, user, password = neo4j_uri
+    scans: dict[str, list[str]] = {}
+    with neo4j.GraphDatabase.driver(
+        uri, auth=(user, password), notifications_min_severity="OFF"
+    ) as driver:
+        for name, text in queries_for("neo4j").items():
+            if _DDL.match(text) or name in ALLOWED_SCANS:
+                continue
+            params = {p: None for p in _PARAM.findall(text)}
+            plan = driver.execute_query("EXPLAIN " + text, params).summary.plan
+            for operator, details in _operators(plan):
+                label = details.split(":", 1)[1].split()[0] if ":" in details else ""
+                if operator == "AllNodesScan" or (
+                    operator == "NodeByLabelScan" and label not in SYSTEM_LABELS
+                ):
+                    scans.setdefault(name, []).append(f"{operator} {details}")
+    assert scans == {}
+
+
+def test_concurrent_inits_record_the_schema_once(neo4j_settings: Settings) -> None:
+    """Six processes' first commands at once (one GraphMemory each): one GraphMemMeta node,
+    each migration recorded once. Without the bootstrap constraints Neo4j's concurrent MERGEs
+    each created their own node."""
+    barrier = threading.Barrier(6)
+    errors: list[BaseException] = []
+
+    def init() -> None:
+        try:
+            with GraphMemory(neo4j_settings, embedder=HashEmbedder(64)) as memory:
+                store = memory.store
+                barrier.wait()
+                memory.init()
+                del store
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=init) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with GraphMemory(neo4j_settings, embedder=HashEmbedder(64)) as memory:
+        meta = memory.store.read("core/get_meta")
+        applied = [int(row["id"]) for row in memory.store.read("core/list_migrations")]
+    assert len(meta) == 1
+    assert sorted(applied) == [m.number for m in migrations()]
