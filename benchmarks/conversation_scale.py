@@ -8,8 +8,8 @@ runtime, loaded before the clock starts; --embedder minilm-st for sentence-trans
 Search latency is the wall time of `ConversationService.search` (query embedding included: the
 query memo is emptied before each call; model load excluded) over --queries synthetic
 questions per mode, printed next to the floor measured in the same run: one query embedding
-plus one vector-index query (the `conversation/search_vector` file, k = 10, as `vector` mode
-sends it), with the ratio of each mode's p50 and p95 to the floor's.
+plus one vector-index query (`conversation/search_vector` for k = 10 with the first round's
+candidates, as `vector` mode's lookup sends it), with each mode's p50 and p95 over the floor's.
 --reuse-embeddings embeds each distinct sentence once while *building* a large space (the
 templates repeat); it makes the build faster and is reported, it does not touch searching.
 """
@@ -58,18 +58,22 @@ class ReusingEmbedder:
 
 
 def floor_times(store: Any, embedder: Any, queries: Sequence[str], space: str) -> list[float]:
-    """Per query: embed it, then one kNN query on the turn index, as `vector` mode asks it."""
-    store.read("conversation/search_vector", _knn(embedder.embed([queries[0]])[0], space))
+    """Per query: embed it, then one query on the turn vector index, the first (and, in a
+    one-space graph, only) request `vector` mode's nearest-neighbour lookup makes for k = 10."""
+    from graphmem_neo4j.nearest import FIRST_CANDIDATES
+
+    def knn(query: str) -> None:
+        probe = {"key": "q", "embedding": embedder.embed([query])[0]}
+        params = {"space": space, "k": 10, "min_similarity": -1.0, "probes": [probe]}
+        store.read("conversation/search_vector", {**params, "candidates": FIRST_CANDIDATES})
+
+    knn(queries[0])
     times = []
     for q in queries:
         t0 = time.perf_counter()
-        store.read("conversation/search_vector", _knn(embedder.embed([q])[0], space))
+        knn(q)
         times.append(time.perf_counter() - t0)
     return times
-
-
-def _knn(embedding: list[float], space: str) -> dict[str, Any]:
-    return {"space": space, "embedding": embedding, "limit": 10, "candidates": 200}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

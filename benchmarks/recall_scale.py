@@ -226,10 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         home = args.home
         home.mkdir(parents=True, exist_ok=True)
-    server = EmbeddedServer(home, args.port)  # the Unix socket; TCP only with --port
+    port = args.port or None  # the Unix socket; TCP too only with --port
+    server = EmbeddedServer(home, port)
     server.ensure_running()
     try:
-        settings = Settings(home=home, embedded_port=args.port, database="recall_scale")
+        settings = Settings(home=home, embedded_port=port, database="recall_scale")
         with GraphMemory(settings, embedder=embedder) as memory:
             memory.init()
             if not any(row["id"] == SPACE for row in memory.spaces()):

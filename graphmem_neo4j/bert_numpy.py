@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import json
 import mmap
+import os
 import struct
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +33,9 @@ _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 _MASKED = float(np.finfo(np.float32).min)  # what transformers adds to masked attention scores
 BLAS_THREADS = 1
 """BLAS runs on one thread while we embed. Its worker threads spin while they wait for work:
-on the 2-core machine with other jobs running, two threads embedded one query in about 300 ms
-instead of 40 ms, and 768 turns at 53-73 texts/s instead of 137-172 (benchmarks/embedders.py;
-more throughput comes from more processes, as in the batch ingestion recipe)."""
+on the 2-core machine with other jobs running, two BLAS threads embedded one query in about
+300 ms instead of 40 ms, and 768 turns at 53-73 texts/s instead of 137-172. Several batches
+run on threads of our own instead (`workers`), which wait without spinning."""
 _controller: Any = None
 
 
@@ -92,6 +94,7 @@ class BertEncoder:
         self.hidden = int(config["hidden_size"])
         self.eps = float(config.get("layer_norm_eps", 1e-12))
         self.max_tokens = int(st_config.get("max_seq_length", config["max_position_embeddings"]))
+        self.workers = min(4, os.cpu_count() or 1)
         self.lower_case = bool(st_config.get("do_lower_case", False))
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.no_padding()
@@ -144,10 +147,19 @@ class BertEncoder:
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
         out = np.empty((len(ids), self.hidden), dtype=np.float32)
+        chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+        def run(chunk: list[int]) -> None:
+            out[chunk] = self._forward([ids[i] for i in chunk])
+
         with _blas_threads(BLAS_THREADS):
-            for start in range(0, len(order), batch_size):
-                chunk = order[start : start + batch_size]
-                out[chunk] = self._forward([ids[i] for i in chunk])
+            workers = min(len(chunks), self.workers)
+            if workers <= 1:
+                for chunk in chunks:
+                    run(chunk)
+            else:  # numpy releases the GIL in its kernels: batches run side by side
+                with ThreadPoolExecutor(workers, thread_name_prefix="graphmem-embed") as pool:
+                    list(pool.map(run, chunks))
         return out
 
     def _forward(self, token_ids: list[npt.NDArray[np.int64]]) -> Array:
