@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +54,8 @@ def init(as_json: bool = JSON) -> None:
 
 
 def _version(dist: str) -> str | None:
+    from importlib import metadata  # imports email and zipfile: only doctor needs it
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
