@@ -10,29 +10,30 @@ NEO4J_LOCAL := neo4j-local
 
 setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed $(NEO4J_LOCAL)/target/classpath.txt
 
-# Setup prints one line per step; pip, npm and Maven print only errors.
+# Setup prints one line per step; what pip, npm and Maven print is shown only when they fail.
+QUIET := quiet() { out=$$("$$@" 2>&1) || { printf '%s\n' "$$out" >&2; return 1; }; }; quiet
 # torch first, pinned (sentence-transformers needs it; the default embedder does not), so that
 # pip does not pick another build. The project's modules are byte-compiled once here: with
 # PYTHONDONTWRITEBYTECODE set, every `graphmem` call would compile them again.
 $(VENV)/.installed: pyproject.toml
 	@echo "== setup: $(VENV) (Python packages: torch, sentence-transformers, this package; a few minutes the first time)"
 	@$(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
-	@$(BIN)/python -m pip install -q --disable-pip-version-check torch==2.13.0
-	@$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check torch==2.13.0
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 	@$(BIN)/python -m compileall -q graphmem_neo4j cli > /dev/null
 	@touch $@
 
 $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
 	@echo "== setup: Neo4j's Cypher analyser for the tests (npm ci in $(LINT_DIR))"
-	@cd $(LINT_DIR) && npm ci --no-audit --no-fund --silent
+	@cd $(LINT_DIR) && $(QUIET) npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 # The local Neo4j (Community 5.26 embedded in a JVM): Maven resolves its jars into ~/.m2 once,
 # here; starting it later needs only `java`.
 $(NEO4J_LOCAL)/target/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J_LOCAL)/src -name '*.java')
 	@echo "== setup: the local Neo4j for the tests (mvn package in $(NEO4J_LOCAL))"
-	@cd $(NEO4J_LOCAL) && mvn -q -B -Dstyle.color=never package -DskipTests
+	@cd $(NEO4J_LOCAL) && $(QUIET) mvn -q -B package -DskipTests
 	@touch $@
 
 # A local Neo4j in the background on 127.0.0.1:$(NEO4J_PORT); prints what to export.
