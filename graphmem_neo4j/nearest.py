@@ -21,12 +21,16 @@ index for more candidates than it needs and knows when it has seen enough:
 So a result never silently lacks what the space holds; the index only makes it cheap. Both
 queries of a lookup take `$probes` (a list of `{key, embedding}`), `$space`, `$k` and
 `$min_similarity`; the index query also `$candidates`; each hit is a map with at least `id` and
-`similarity`.
+`similarity`. A lookup whose similarities are stored (edges between similar queries or tasks)
+also returns the hit's `embedding` when `$with_vectors` is true: `rescore=True` recomputes each
+similarity here from the two vectors at float32, the engines' vector precision, because
+FalkorDB computes cosines in float32 and Neo4j in float64, which differ in the seventh digit.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,13 +62,21 @@ def nearest(
     min_similarity: float = -1.0,
     params: Mapping[str, Any] | None = None,
     exact: bool = False,
+    rescore: bool = False,
 ) -> dict[str, list[Row]]:
     """key → the space's k nodes closest to that probe (most similar first, ties by id).
 
-    `exact` skips the index (the caller knows the space is small)."""
+    `exact` skips the index (the caller knows the space is small); `rescore` gives every
+    engine the same similarity to the last bit (see above)."""
     if k < 1 or not probes:
         return {p.key: [] for p in probes}
-    base = {**(params or {}), "space": space, "k": k, "min_similarity": min_similarity}
+    base = {
+        **(params or {}),
+        "space": space,
+        "k": k,
+        "min_similarity": min_similarity,
+        "with_vectors": rescore,
+    }
     pending = {p.key: p for p in probes}
     found: dict[str, list[Row]] = {}
     candidates = max(4 * k, FIRST_CANDIDATES)
@@ -96,6 +108,12 @@ def nearest(
         for key in pending:
             row = returned.get(key)
             found[key] = _top(list(row["hits"]), k) if row is not None else []
+    if rescore:
+        by_key = {p.key: _float32(p.embedding) for p in probes}
+        for key, hits in found.items():
+            for hit in hits:
+                hit["similarity"] = _cosine(by_key[key], _float32(hit.pop("embedding")))
+            _top(hits, k)
     return found
 
 
@@ -109,6 +127,7 @@ def nearest_one(
     min_similarity: float = -1.0,
     params: Mapping[str, Any] | None = None,
     exact: bool = False,
+    rescore: bool = False,
 ) -> list[Row]:
     """`nearest()` for a single vector."""
     return nearest(
@@ -120,6 +139,7 @@ def nearest_one(
         min_similarity=min_similarity,
         params=params,
         exact=exact,
+        rescore=rescore,
     )["q"]
 
 
@@ -134,6 +154,16 @@ def _settled(row: Row, k: int, asked: int, min_similarity: float) -> bool:
 
 def _wire(probes: Any) -> list[dict[str, Any]]:
     return [{"key": p.key, "embedding": list(p.embedding)} for p in probes]
+
+
+def _float32(vector: Sequence[float]) -> array[float]:
+    return array("f", vector)
+
+
+def _cosine(a: array[float], b: array[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return dot / norm if norm else 0.0
 
 
 def _top(hits: list[Row], k: int) -> list[Row]:

@@ -286,9 +286,24 @@ class MemoryNode(StructuredNode):
 
 
 class Space(MemoryNode):
-    """A memory space (tenant); `uid` is its name."""
+    """A memory space (tenant); `uid` is its name. The counters are the space's token
+    accounting (graphmem_neo4j/tokens.py, `graphmem stats`)."""
 
     created_at = IntegerProperty()
+    llm_calls = IntegerProperty()
+    llm_failures = IntegerProperty()
+    llm_prompt_tokens = IntegerProperty()
+    llm_completion_tokens = IntegerProperty()
+    llm_tokens_conversation = IntegerProperty()
+    llm_tokens_facts = IntegerProperty()
+    llm_tokens_insights = IntegerProperty()
+    llm_tokens_experience = IntegerProperty()
+    llm_tokens_other = IntegerProperty()
+    recall_calls = IntegerProperty()
+    recall_tokens_conversation = IntegerProperty()
+    recall_tokens_facts = IntegerProperty()
+    recall_tokens_insights = IntegerProperty()
+    recall_tokens_experience = IntegerProperty()
 
 
 # conversation layer

@@ -47,15 +47,18 @@ class DumpSummary:
 
 
 def _f32(value: Any) -> Any:
-    """Round floats to float32 so a hash survives FalkorDB's vecf32 storage."""
+    """Round floats to float32, in properties too, so a hash survives FalkorDB's vecf32
+    storage (Neo4j keeps the float64 a vector was computed in)."""
     if isinstance(value, float):
         return struct.unpack("f", struct.pack("f", value))[0]
     if isinstance(value, list):
         return [_f32(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _f32(v) for k, v in value.items()}
     return value
 
 
-def _canonical(record: dict[str, Any]) -> str:
+def canonical(record: dict[str, Any]) -> str:
     clean = {k: _f32(v) for k, v in record.items()}
     return json.dumps(clean, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -67,7 +70,7 @@ class ContentHash:
         self._lines: list[str] = []
 
     def add(self, record: dict[str, Any]) -> None:
-        self._lines.append(_canonical(record))
+        self._lines.append(canonical(record))
 
     def hexdigest(self) -> str:
         digest = hashlib.sha256()

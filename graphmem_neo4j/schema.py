@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,9 +60,29 @@ def migrations() -> list[Migration]:
     return found
 
 
-def now_ms() -> int:
-    """Times are epoch milliseconds on both engines (FalkorDB has no datetime type)."""
+def _wall_clock() -> int:
     return int(time.time() * 1000)
+
+
+_clock: Callable[[], int] = _wall_clock
+
+
+def now_ms() -> int:
+    """Times are epoch milliseconds on both engines (FalkorDB has no datetime type). Every
+    time graphmem writes comes from here."""
+    return _clock()
+
+
+@contextlib.contextmanager
+def frozen_clock(at_ms: int) -> Iterator[None]:
+    """Every write inside is stamped `at_ms` (parity checks: the same input written on two
+    engines, or twice, then hashes alike)."""
+    global _clock
+    previous, _clock = _clock, (lambda: at_ms)
+    try:
+        yield
+    finally:
+        _clock = previous
 
 
 @dataclass(frozen=True)

@@ -6,5 +6,5 @@ YIELD node, score
 WITH probe, collect(node) AS found, 1 - max(score) AS floor
 RETURN probe.key AS key, size(found) AS seen, floor,
        [t IN found WHERE t.space = $space AND NOT t.id IN $exclude AND (t.has_expert = true OR NOT $experts_only) |
-        {id: t.id, text: t.text, insights: t.insights, workflow: t.workflow, trajectories: t.trajectories,
+        {id: t.id, embedding: CASE WHEN $with_vectors THEN t.embedding END, text: t.text, insights: t.insights, workflow: t.workflow, trajectories: t.trajectories,
          similarity: 1 - vec.cosineDistance(t.embedding, vecf32(probe.embedding))}] AS hits

@@ -6,5 +6,5 @@ YIELD node, score
 WITH probe, collect(node) AS found, 1 - max(score) AS floor
 RETURN probe.key AS key, size(found) AS seen, floor,
        [q IN found WHERE q.space = $space AND NOT q.id IN $exclude |
-        {id: q.id,
+        {id: q.id, embedding: CASE WHEN $with_vectors THEN q.embedding END,
          similarity: 1 - vec.cosineDistance(q.embedding, vecf32(probe.embedding))}] AS hits

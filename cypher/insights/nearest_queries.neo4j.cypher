@@ -6,5 +6,5 @@ YIELD node, score
 WITH probe, collect(node) AS found, 2 * min(score) - 1 AS floor
 RETURN probe.key AS key, size(found) AS seen, floor,
        [q IN found WHERE q.space = $space AND NOT q.id IN $exclude |
-        {id: q.id,
+        {id: q.id, embedding: CASE WHEN $with_vectors THEN q.embedding END,
          similarity: 2 * vector.similarity.cosine(q.embedding, probe.embedding) - 1}] AS hits

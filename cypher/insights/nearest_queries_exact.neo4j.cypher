@@ -5,5 +5,5 @@ MATCH (q:Query {space: $space})
 WHERE q.embedding IS NOT NULL AND NOT q.id IN $exclude
 WITH probe, q, 2 * vector.similarity.cosine(q.embedding, probe.embedding) - 1 AS similarity
 ORDER BY similarity DESC, q.id
-WITH probe, collect({id: q.id, similarity: similarity})[..$k] AS hits
+WITH probe, collect({id: q.id, embedding: CASE WHEN $with_vectors THEN q.embedding END, similarity: similarity})[..$k] AS hits
 RETURN probe.key AS key, hits

@@ -411,6 +411,7 @@ class ExperienceService:
             space=space,
             k=k,
             params={"exclude": exclude, "experts_only": experts_only},
+            rescore=True,  # similarities are stored on SIMILAR_* edges: the same on both engines
         )
 
     # --- reading ---------------------------------------------------------------------------

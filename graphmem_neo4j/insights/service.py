@@ -275,6 +275,7 @@ class InsightService:
             space=space,
             k=k,
             params={"exclude": exclude},
+            rescore=True,  # similarities are stored on SIMILAR_* edges: the same on both engines
         )
         return [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
 

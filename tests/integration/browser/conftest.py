@@ -151,6 +151,8 @@ def populate(memory: GraphMemory, space: str, folder: Path) -> None:
     experience = EXAMPLES / "experience"
     memory.experience.add_file(experience / "expert.jsonl", kind="expert", space=space)
     memory.experience.add_file(experience / "exploration.jsonl", kind="exploration", space=space)
+    memory.recall("Where does Alice live?", space=space)
+    memory.token_usage(space)  # the space's token counters are written
 
 
 def read_graph(memory: GraphMemory, space: str) -> Graph:

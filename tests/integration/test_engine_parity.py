@@ -1,0 +1,94 @@
+"""Engine parity: the same workload on the embedded FalkorDB and on a real Neo4j, written
+under one frozen clock, stores the same graph (equal export content hashes) and answers the
+same (search and recall top 10, the facts views)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem_neo4j.embedder import Embedder
+from graphmem_neo4j.insights.parsing import read_tasks
+from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.portability import canonical, dump_records, space_digest
+from graphmem_neo4j.schema import frozen_clock
+from graphmem_neo4j.settings import Settings
+from graphmem_neo4j.store.embedded import EmbeddedServer
+from tests.conftest import reset_neo4j
+
+pytestmark = pytest.mark.neo4j
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SPACE = "parity"
+
+
+def workload(memory: GraphMemory) -> None:
+    memory.conversation.ingest_file(EXAMPLES / "conversation.jsonl", space=SPACE)
+    memory.facts.add_file(EXAMPLES / "facts.jsonl", space=SPACE)
+    memory.facts.add_file(EXAMPLES / "facts_updates.jsonl", space=SPACE)
+    for name in ("tasks.jsonl", "tasks_more.jsonl"):
+        tasks = read_tasks(EXAMPLES / name)
+        memory.insights.record_tasks(
+            tasks.tasks, space=SPACE, source=tasks.source, lines=tasks.lines, learn=True
+        )
+    experience = EXAMPLES / "experience"
+    memory.experience.add_file(experience / "expert.jsonl", kind="expert", space=SPACE)
+    memory.experience.add_file(experience / "exploration.jsonl", kind="exploration", space=SPACE)
+
+
+def answers(memory: GraphMemory) -> dict[str, Any]:
+    queries = [
+        json.loads(line)["query"]
+        for line in (EXAMPLES / "conversation_queries.jsonl").read_text().splitlines()
+    ]
+    found: dict[str, Any] = {}
+    for query in queries:
+        for mode in ("hybrid", "vector", "fulltext", "sf"):
+            hits = memory.conversation.search(query, space=SPACE, k=10, mode=mode).hits
+            found[f"search {mode}: {query}"] = [h.turn_id for h in hits]
+    for query in [*queries[:3], "Where does Alice live now?", "heat some egg and put it in fridge"]:
+        items = memory.recall(query, space=SPACE, budget_tokens=800).items
+        found[f"recall: {query}"] = [(i.layer, i.label, i.id) for i in items][:10]
+    for subject in ("Alice", "Bob"):
+        found[f"current {subject}"] = [u.id for u in memory.facts.current(subject, space=SPACE)]
+        history = memory.facts.history(subject, space=SPACE)
+        found[f"history {subject}"] = [entry.as_dict() for entry in history]
+    asked = memory.facts.ask("Where does Alice live?", space=SPACE).as_dict()
+    found["ask"] = {k: v for k, v in asked.items() if k != "stats"}  # stats: timings
+    return found
+
+
+@pytest.fixture
+def engines(
+    falkordb_server: EmbeddedServer, neo4j_uri: tuple[str, str, str], minilm: Embedder
+) -> Iterator[tuple[GraphMemory, GraphMemory]]:
+    uri, user, password = neo4j_uri
+    reset_neo4j(uri, user, password)
+    falkor = Settings(
+        home=falkordb_server.home,
+        embedded_port=falkordb_server.port,
+        database=f"parity_{uuid.uuid4().hex[:10]}",
+    )
+    neo = Settings(uri=uri, user=user, password=password)
+    with GraphMemory(falkor, embedder=minilm) as a, GraphMemory(neo, embedder=minilm) as b:
+        yield a, b
+
+
+def test_the_same_workload_stores_and_answers_the_same(
+    engines: tuple[GraphMemory, GraphMemory],
+) -> None:
+    falkor, neo = engines
+    for memory in engines:
+        with frozen_clock(1_714_000_000_000):
+            workload(memory)
+    on_falkor = {canonical(r) for r in dump_records(falkor, SPACE)}
+    on_neo = {canonical(r) for r in dump_records(neo, SPACE)}
+    different = sorted(on_falkor ^ on_neo)
+    assert space_digest(falkor, SPACE) == space_digest(neo, SPACE), different[:6]
+    with frozen_clock(1_714_000_100_000):
+        assert answers(falkor) == answers(neo)

@@ -1,0 +1,67 @@
+"""A stored vector is replaced when its node is written again with another one. FalkorDB 4.16
+silently kept the old value when a vecf32 was assigned over an existing one (found by the
+engine-parity test: a task re-embedded after its second run kept its first vector)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.nearest import nearest_one
+from graphmem_neo4j.portability import dump_records, import_dump
+from graphmem_neo4j.schema import labels
+
+DIM = 64
+
+
+def unit(rng: random.Random) -> list[float]:
+    v = [rng.gauss(0, 1) for _ in range(DIM)]
+    norm = math.sqrt(sum(x * x for x in v))
+    return [x / norm for x in v]
+
+
+def test_an_import_over_stored_nodes_replaces_their_vectors(
+    memory: GraphMemory, space: str, tmp_path: Path
+) -> None:
+    memory.init()
+    rng = random.Random(7)
+    embedded = [label.name for label in labels().values() if label.embedding]
+
+    def dump(vectors: dict[str, list[float]]) -> Path:
+        path = tmp_path / "dump.jsonl"
+        header = {"kind": "header", "format": "graphmem-export", "version": 1, "space": space}
+        nodes = [
+            {"kind": "node", "label": label, "id": f"{label}-1", "props": {"embedding": vector}}
+            for label, vector in vectors.items()
+        ]
+        path.write_text("".join(json.dumps(r) + "\n" for r in [header, *nodes]))
+        return path
+
+    import_dump(memory, dump({label: unit(rng) for label in embedded}), space=space)
+    second = {label: unit(rng) for label in embedded}
+    import_dump(memory, dump(second), space=space)
+    stored = {
+        r["label"]: r["props"]["embedding"]
+        for r in dump_records(memory, space)
+        if r["kind"] == "node"
+    }
+    for label in embedded:
+        assert max(abs(a - b) for a, b in zip(stored[label], second[label], strict=True)) < 1e-6, (
+            label
+        )
+
+
+def test_a_turn_ingested_again_with_new_text_is_found_by_its_new_text(
+    memory: GraphMemory, space: str
+) -> None:
+    memory.add_turns([{"turn_id": "t1", "speaker": "Maya", "text": "I adopted a beagle."}], space=space)
+    memory.add_turns(
+        [{"turn_id": "t1", "speaker": "Maya", "text": "We sailed to the Azores in June."}], space=space
+    )
+    vector = memory.embedder.embed(["Maya: We sailed to the Azores in June."])[0]
+    hits = nearest_one(memory.store, "conversation/search_vector", vector, space=space, k=1)
+    assert [h["id"] for h in hits] == ["t1"]
+    assert hits[0]["similarity"] > 0.999
