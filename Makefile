@@ -10,24 +10,31 @@ NEO4J_LOCAL := neo4j-local
 
 setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed $(NEO4J_LOCAL)/target/classpath.txt
 
-# torch first, pinned: `torch==2.13.0` is a CPU build on this machine's disk; an unpinned
-# torch pulled in by sentence-transformers would be a multi-GB CUDA build.
+# Setup prints one line per step; what pip, npm and Maven print is shown only when they fail.
+QUIET := quiet() { out=$$("$$@" 2>&1) || { printf '%s\n' "$$out" >&2; return 1; }; }; quiet
+# torch first, pinned (sentence-transformers needs it; the default embedder does not), so that
+# pip does not pick another build. The project's modules are byte-compiled once here: with
+# PYTHONDONTWRITEBYTECODE set, every `graphmem` call would compile them again.
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $@
+	@echo "== setup: $(VENV) (Python packages: torch, sentence-transformers, this package; a few minutes the first time)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check torch==2.13.0
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@$(BIN)/python -m compileall -q graphmem_neo4j cli > /dev/null
+	@touch $@
 
 $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
-	cd $(LINT_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	touch $@
+	@echo "== setup: Neo4j's Cypher analyser for the tests (npm ci in $(LINT_DIR))"
+	@cd $(LINT_DIR) && $(QUIET) npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 # The local Neo4j (Community 5.26 embedded in a JVM): Maven resolves its jars into ~/.m2 once,
 # here; starting it later needs only `java`.
 $(NEO4J_LOCAL)/target/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J_LOCAL)/src -name '*.java')
-	cd $(NEO4J_LOCAL) && mvn -q -B package -DskipTests
-	touch $@
+	@echo "== setup: the local Neo4j for the tests (mvn package in $(NEO4J_LOCAL))"
+	@cd $(NEO4J_LOCAL) && $(QUIET) mvn -q -B package -DskipTests
+	@touch $@
 
 # A local Neo4j in the background on 127.0.0.1:$(NEO4J_PORT); prints what to export.
 NEO4J_PORT ?= 7687
@@ -53,8 +60,10 @@ screenshots: setup chromium
 		tests/integration/browser/test_neo4j_browser.py
 
 demo: setup
-	$(BIN)/graphmem ingest examples/conversation.jsonl --space demo
-	$(BIN)/graphmem search "What did Maya adopt, and when?" --space demo -k 5
+	@echo "== graphmem ingest examples/conversation.jsonl --space demo"
+	@$(BIN)/graphmem ingest examples/conversation.jsonl --space demo
+	@echo "== graphmem search \"What did Maya adopt, and when?\" --space demo -k 5"
+	@$(BIN)/graphmem search "What did Maya adopt, and when?" --space demo -k 5
 
 lint: setup
 	$(BIN)/ruff check .

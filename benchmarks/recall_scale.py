@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import socket
 import statistics
 import sys
 import tempfile
@@ -47,12 +46,6 @@ from benchmarks.insights_retrieval import build as insight_data  # noqa: E402
 
 SPACE = "bench-recall"
 DEFAULT_ALFWORLD = REPO.parent / "shared" / "data" / "alfworld_dev" / "trajectories.jsonl"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -202,7 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--torch-threads",
         type=int,
         default=0,
-        help="torch intra-op threads for the model (0: torch's default, one per core)",
+        help="run the model on sentence-transformers with N torch threads (0, the default: "
+        "graphmem's default numpy runtime)",
     )
     parser.add_argument(
         "--breakdown",
@@ -215,13 +209,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         torch.set_num_threads(args.torch_threads)
 
-    from graphmem_neo4j.embedder import SentenceTransformerEmbedder
+    from graphmem_neo4j.embedder import NumpyEmbedder, SentenceTransformerEmbedder
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.settings import Settings
     from graphmem_neo4j.store.embedded import EmbeddedServer
 
     rng = random.Random(args.seed)
-    embedder = SentenceTransformerEmbedder()
+    embedder: Any = SentenceTransformerEmbedder() if args.torch_threads else NumpyEmbedder()
     loaded = time.perf_counter()
     embedder.embed(["warm up"])
     print(f"model load (excluded): {time.perf_counter() - loaded:.1f}s", flush=True)
@@ -232,10 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         home = args.home
         home.mkdir(parents=True, exist_ok=True)
-    server = EmbeddedServer(home, args.port or free_port())
+    port = args.port or None  # the Unix socket; TCP too only with --port
+    server = EmbeddedServer(home, port)
     server.ensure_running()
     try:
-        settings = Settings(home=home, embedded_port=server.port, database="recall_scale")
+        settings = Settings(home=home, embedded_port=port, database="recall_scale")
         with GraphMemory(settings, embedder=embedder) as memory:
             memory.init()
             if not any(row["id"] == SPACE for row in memory.spaces()):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +54,8 @@ def init(as_json: bool = JSON) -> None:
 
 
 def _version(dist: str) -> str | None:
+    from importlib import metadata  # imports email and zipfile: only doctor needs it
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -82,6 +83,7 @@ def doctor(as_json: bool = JSON) -> None:
         },
         "embedder": {
             "kind": current.embedder,
+            "runtime": _embedder_runtime(current),
             "model": "hash-256" if current.embedder == "hash" else current.embedding_model,
         },
         "llm": {"mode": current.llm, "model": current.llm_model if current.llm != "none" else None},
@@ -142,7 +144,8 @@ def _print_doctor(report: dict[str, Any]) -> None:
         typer.echo(f"indexes:  {len(report['indexes'])}")
     if "spaces" in report:
         typer.echo(f"spaces:   {', '.join(report['spaces']) or '(none)'}")
-    typer.echo(f"embedder: {report['embedder']['model']} ({report['embedder']['kind']})")
+    embedder = report["embedder"]
+    typer.echo(f"embedder: {embedder['model']} ({embedder['kind']}: {embedder['runtime']})")
     typer.echo(f"llm:      {report['llm']['mode']}")
     for warning in report["warnings"]:
         typer.echo(f"warning:  {warning}")
@@ -256,3 +259,13 @@ def import_cmd(
             f"space {summary.space} now holds {summary.nodes} nodes and "
             f"{summary.relationships} relationships (sha256 {summary.sha256[:16]})"
         )
+
+
+def _embedder_runtime(current: Any) -> str:
+    from graphmem_neo4j.embedder import runtime
+    from graphmem_neo4j.errors import ConfigError
+
+    try:
+        return runtime(current)
+    except ConfigError as e:
+        return f"unavailable: {e}"

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 FORMAT_HELP = "alfworld (conversations), jsonl ({id, task, reward, steps}) or auto (per line)"
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain help, see main.py
     help="Experience memory: trajectories as action decision graphs, exploration-vs-expert "
     "graph matching into corrections and workflows, cross-task insights, retrieval of "
     "guidance for a new task (Experience Memory Graph).",

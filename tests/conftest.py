@@ -43,7 +43,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def falkordb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
-    server = EmbeddedServer(tmp_path_factory.mktemp("falkordb-home"), free_port())
+    server = EmbeddedServer(tmp_path_factory.mktemp("falkordb-home"))  # the Unix socket only
     server.ensure_running()
     yield server
     server.stop()
@@ -129,7 +129,6 @@ def engine_settings(request: pytest.FixtureRequest) -> Settings:
         server: EmbeddedServer = request.getfixturevalue("falkordb_server")
         return Settings(
             home=server.home,
-            embedded_port=server.port,
             database=f"test_{uuid.uuid4().hex[:12]}",
         )
     uri, user, password = request.getfixturevalue("neo4j_uri")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from ..settings import Settings
+from ..errors import EngineUnavailable
+from ..settings import EngineTarget, Settings
 from .base import GraphStore, Row
 from .embedded import EmbeddedServer
 
@@ -27,12 +28,7 @@ def open_store(settings: Settings, *, autostart: bool = True) -> GraphStore:
 
         graph = settings.database or "graphmem"
         if target.embedded:
-            server = embedded_server(settings)
-            if autostart:
-                server.ensure_running()
-            return FalkorDBStore(
-                target, host="127.0.0.1", port=server.port, password=server.password(), graph=graph
-            )
+            return _open_embedded(target, embedded_server(settings), graph, autostart=autostart)
         assert target.host is not None and target.port is not None
         return FalkorDBStore(
             target, host=target.host, port=target.port, password=password, graph=graph
@@ -42,3 +38,27 @@ def open_store(settings: Settings, *, autostart: bool = True) -> GraphStore:
 
     user = unquote(parts.username) if parts and parts.username else settings.user
     return Neo4jStore(target, user=user, password=password, database=settings.database or "neo4j")
+
+
+def _open_embedded(
+    target: EngineTarget, server: EmbeddedServer, graph: str, *, autostart: bool
+) -> GraphStore:
+    """A running server is used at once (one connection, no probe); otherwise it is started
+    (under the home's lock) and then connected to."""
+    from .falkordb_store import FalkorDBStore
+
+    def connect() -> FalkorDBStore:
+        return FalkorDBStore(
+            target, unix_socket=str(server.socket_path), password=server.password(), graph=graph
+        )
+
+    server.check_socket_path()
+    if server.socket_path.exists():
+        try:
+            return connect()
+        except EngineUnavailable:
+            if not autostart:
+                raise
+    if autostart:
+        server.ensure_running()
+    return connect()

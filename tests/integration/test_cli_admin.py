@@ -19,7 +19,6 @@ from tests.conftest import free_port
 def cli_env(falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     env = {
         "GRAPHMEM_HOME": str(falkordb_server.home),
-        "GRAPHMEM_EMBEDDED_PORT": str(falkordb_server.port),
         "GRAPHMEM_DATABASE": f"cli_{uuid.uuid4().hex[:10]}",
         "GRAPHMEM_EMBEDDER": "hash",
     }
@@ -65,9 +64,14 @@ def test_invalid_space_name(cli_env: dict[str, str]) -> None:
     assert code == 6 and "invalid space name" in err and len(err.strip().splitlines()) == 1
 
 
-def test_wrong_password_exits_non_zero_with_one_line(falkordb_server: EmbeddedServer) -> None:
-    uri = f"falkordb://:not-the-password@127.0.0.1:{falkordb_server.port}"
-    code, out, err = run("--uri", uri, "stats")
+def test_wrong_password_exits_non_zero_with_one_line(tmp_path: Path) -> None:
+    server = EmbeddedServer(tmp_path / "tcp-home", free_port())  # an external FalkorDB: TCP
+    server.ensure_running()
+    try:
+        uri = f"falkordb://:not-the-password@127.0.0.1:{server.port}"
+        code, out, err = run("--uri", uri, "stats")
+    finally:
+        server.stop()
     assert code == 3
     assert len(err.strip().splitlines()) == 1 and "refused the password" in err
     assert "not-the-password" not in out + err

@@ -75,3 +75,18 @@ def test_wheel_installs_with_its_queries(tmp_path: Path) -> None:
     module_file, count = done.stdout.split()
     assert module_file.startswith(str(target))
     assert int(count) == len({n for n, _, d in query_files() if d in (None, "neo4j")})
+
+
+def test_every_query_folder_is_a_listed_package() -> None:
+    """setuptools warns about every data folder it is not told about (and `make setup` would
+    print those warnings); a new cypher/<layer>/ folder must be listed in pyproject.toml."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    folders = {
+        f"graphmem_neo4j.cypher.{p.name}"
+        for p in (REPO / "cypher").iterdir()
+        if p.is_dir() and not p.name.startswith(("_", "."))
+    }
+    assert folders <= listed, sorted(folders - listed)

@@ -176,7 +176,6 @@ def populated(
         server: EmbeddedServer = request.getfixturevalue("falkordb_server")
         settings = Settings(
             home=server.home,
-            embedded_port=server.port,
             database=f"browse_{uuid.uuid4().hex[:10]}",
             embedder="hash",
             llm="none",

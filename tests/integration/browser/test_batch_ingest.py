@@ -30,7 +30,6 @@ def settings(falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -
     """GRAPHMEM_* for the recipe and its spawned workers: a fresh graph, the hash embedder."""
     env = {
         "GRAPHMEM_HOME": str(falkordb_server.home),
-        "GRAPHMEM_EMBEDDED_PORT": str(falkordb_server.port),
         "GRAPHMEM_DATABASE": f"batch_{uuid.uuid4().hex[:10]}",
         "GRAPHMEM_EMBEDDER": "hash",
     }

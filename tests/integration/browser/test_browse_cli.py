@@ -30,7 +30,6 @@ def cli(populated: Populated, monkeypatch: pytest.MonkeyPatch) -> Populated:
     else:
         env |= {
             "GRAPHMEM_HOME": str(settings.home),
-            "GRAPHMEM_EMBEDDED_PORT": str(settings.embedded_port),
             "GRAPHMEM_DATABASE": str(settings.database),
         }
     for key, value in env.items():

@@ -115,11 +115,9 @@ def test_every_runnable_command_of_the_guide_succeeds(workdir: Path, tmp_path: P
     if reason is not None:
         pytest.skip(f"the guide starts a local Neo4j: {reason}")
     home = tmp_path / "graphmem-home"
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     env |= {
         "GRAPHMEM_HOME": str(home),
-        "GRAPHMEM_EMBEDDED_PORT": str(port),
         "GRAPHMEM_NEO4J_PORT": str(free_port()),
         "GRAPHMEM_NEO4J_HTTP_PORT": str(free_port()),
         "GRAPHMEM_EMBEDDER": "hash",
@@ -148,7 +146,7 @@ def test_every_runnable_command_of_the_guide_succeeds(workdir: Path, tmp_path: P
             )
             ran += 1
     finally:
-        EmbeddedServer(home, port).stop()
+        EmbeddedServer(home).stop()
         subprocess.run(  # the guide ends by stopping it; after a failure, this does
             [
                 sys.executable,

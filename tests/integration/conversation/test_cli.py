@@ -20,7 +20,6 @@ QUERIES = EXAMPLE.parent / "conversation_queries.jsonl"
 @pytest.fixture
 def cli(falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.setenv("GRAPHMEM_HOME", str(falkordb_server.home))
-    monkeypatch.setenv("GRAPHMEM_EMBEDDED_PORT", str(falkordb_server.port))
     monkeypatch.setenv("GRAPHMEM_DATABASE", f"cli_{uuid.uuid4().hex[:10]}")
     monkeypatch.setenv("GRAPHMEM_EMBEDDER", "hash")
     return CliRunner()

@@ -18,7 +18,6 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "experience"
 @pytest.fixture
 def cli_env(falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHMEM_HOME", str(falkordb_server.home))
-    monkeypatch.setenv("GRAPHMEM_EMBEDDED_PORT", str(falkordb_server.port))
     monkeypatch.setenv("GRAPHMEM_DATABASE", f"cli_{uuid.uuid4().hex[:10]}")
     monkeypatch.setenv("GRAPHMEM_EMBEDDER", "hash")
 

@@ -21,7 +21,6 @@ UPDATES = str(REPO / "examples" / "facts_updates.jsonl")
 def cli_env(falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -> None:
     env = {
         "GRAPHMEM_HOME": str(falkordb_server.home),
-        "GRAPHMEM_EMBEDDED_PORT": str(falkordb_server.port),
         "GRAPHMEM_DATABASE": f"cli_{uuid.uuid4().hex[:10]}",
         "GRAPHMEM_EMBEDDER": "hash",
     }

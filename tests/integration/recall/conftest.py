@@ -67,7 +67,6 @@ def cli_env(falkordb_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) ->
     subprocess needs)."""
     env = {
         "GRAPHMEM_HOME": str(falkordb_server.home),
-        "GRAPHMEM_EMBEDDED_PORT": str(falkordb_server.port),
         "GRAPHMEM_DATABASE": f"recall_{uuid.uuid4().hex[:10]}",
         "GRAPHMEM_EMBEDDER": "hash",
     }

@@ -87,7 +87,6 @@ def cli_settings(
     """The same, as variables of this process (for Typer's CliRunner)."""
     env = {
         "GRAPHMEM_HOME": str(falkordb_server.home),
-        "GRAPHMEM_EMBEDDED_PORT": str(falkordb_server.port),
         "GRAPHMEM_DATABASE": f"rel_{uuid.uuid4().hex[:10]}",
         "GRAPHMEM_EMBEDDER": "hash",
     }

@@ -170,10 +170,10 @@ def cli_env(server: EmbeddedServer, database: str, **extra: str) -> dict[str, st
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     env.update(
         GRAPHMEM_HOME=str(server.home),
-        GRAPHMEM_EMBEDDED_PORT=str(server.port),
         GRAPHMEM_DATABASE=database,
         GRAPHMEM_EMBEDDER="hash",
         PYTHONPATH=str(Path(__file__).resolve().parents[3]),
+        **({"GRAPHMEM_EMBEDDED_PORT": str(server.port)} if server.port else {}),
     )
     env.update(extra)
     return env

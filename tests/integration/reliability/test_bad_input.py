@@ -152,7 +152,6 @@ def _seed(layer: Layer, tmp_path: Path) -> None:
 def _graph(cli_settings: dict[str, str]) -> Any:
     settings = Settings(
         home=Path(cli_settings["GRAPHMEM_HOME"]),
-        embedded_port=int(cli_settings["GRAPHMEM_EMBEDDED_PORT"]),
         database=cli_settings["GRAPHMEM_DATABASE"],
         embedder="hash",
     )
@@ -293,7 +292,6 @@ def test_a_different_embedding_dimension_is_refused_before_any_write(
     assert run("ingest", str(file), "--space", SPACE)[0] == 0
     settings = Settings(
         home=Path(cli_settings["GRAPHMEM_HOME"]),
-        embedded_port=int(cli_settings["GRAPHMEM_EMBEDDED_PORT"]),
         database=cli_settings["GRAPHMEM_DATABASE"],
     )
     before = _graph(cli_settings)

@@ -82,7 +82,6 @@ def run(*args: str) -> tuple[int, str, str]:
 def _settings(cli_settings: dict[str, str], **extra: Any) -> Settings:
     return Settings(
         home=Path(cli_settings["GRAPHMEM_HOME"]),
-        embedded_port=int(cli_settings["GRAPHMEM_EMBEDDED_PORT"]),
         database=cli_settings["GRAPHMEM_DATABASE"],
         embedder="hash",
         **extra,

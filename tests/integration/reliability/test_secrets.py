@@ -1,4 +1,5 @@
-"""Secrets and exposure: the embedded engine listens on loopback only and refuses clients
+"""Secrets and exposure: the embedded engine listens on a Unix socket in its home (TCP on
+loopback only when asked) and refuses clients
 without its password; the password file is 0600 (its folder 0700); no credential (engine
 password, Neo4j password, LLM API key) appears in logs, `doctor` (text or --json), error
 messages or settings' repr; a wrong password is one clear error."""

@@ -36,7 +36,6 @@ def falkor(falkordb_server: EmbeddedServer, hash_embedder: Any) -> Iterator[Grap
     """FalkorDB only: these tests probe its client's text parameter header."""
     settings = Settings(
         home=falkordb_server.home,
-        embedded_port=falkordb_server.port,
         database=f"values_{uuid.uuid4().hex[:10]}",
     )
     with GraphMemory(settings, embedder=hash_embedder) as memory:
@@ -181,22 +180,22 @@ def test_a_write_waits_for_a_live_holder_and_takes_over_from_a_dead_one(
 ) -> None:
     store = falkor.store
     assert isinstance(store, FalkorDBStore)
-    redis = store._db.connection
+    client = store._client
     key = _lock_key(store)
 
     # a holder on this host whose process is gone (kill -9 mid-write): taken over at once
     gone = subprocess.Popen(["true"])
     gone.wait()
-    redis.set(key, f"{_HOST}:{gone.pid}:dead", px=60_000)
+    client.execute("SET", key, f"{_HOST}:{gone.pid}:dead", "PX", 60_000)
     started = time.monotonic()
     _write(falkor, "after-dead-holder", {"v": 1})
     assert time.monotonic() - started < 30  # not the 60 s expiry
 
     # a live holder (our parent process, say): the write waits until it lets go
-    redis.set(key, f"{_HOST}:{os.getppid()}:alive", px=60_000)
-    threading.Timer(0.5, lambda: redis.delete(key)).start()
+    client.execute("SET", key, f"{_HOST}:{os.getppid()}:alive", "PX", 60_000)
+    threading.Timer(0.5, lambda: client.execute("DEL", key)).start()
     started = time.monotonic()
     _write(falkor, "after-live-holder", {"v": 2})
     assert time.monotonic() - started >= 0.4
     assert _stored(falkor, "after-live-holder")["v"] == 2
-    assert redis.get(key) is None  # released after the statement
+    assert client.execute("GET", key) is None  # released after the statement

