@@ -11,13 +11,18 @@ default embedder). Then each command runs --runs times as a new process through 
   (the server's AOF was compacted by the stop; nothing else is dropped: the OS page cache
   stays warm, as it would for a user who stopped the server);
 - baseline in the same run: the same search with GRAPHMEM_EMBEDDER=sentence-transformers (the
-  runtime graphmem used before), and a bare `python -c pass`.
+  runtime graphmem used before), and a bare `python -c pass`;
+- transport: the same server restarted with a TCP port on 127.0.0.1 as well
+  (GRAPHMEM_EMBEDDED_PORT), then the warm commands alternately over its Unix socket (what
+  graphmem uses) and over TCP (GRAPHMEM_URI=falkordb://127.0.0.1:PORT, the way graphmem
+  reached it before the socket), so both see the same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +46,30 @@ def timed(args: Sequence[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     subprocess.run(args, env=env, check=True, capture_output=True, cwd=REPO)
     return time.perf_counter() - started
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def transport(env: dict[str, str], home: str, runs: int) -> None:
+    """Warm search and facts current over the Unix socket and over TCP, interleaved."""
+    port = free_port()
+    timed([GRAPHMEM, "server", "stop"], env)
+    with_port = {**env, "GRAPHMEM_EMBEDDED_PORT": str(port)}
+    timed([GRAPHMEM, "server", "start"], with_port)
+    password = (Path(home) / "falkordb.password").read_text().strip()
+    tcp = {**env, "GRAPHMEM_URI": f"falkordb://127.0.0.1:{port}", "GRAPHMEM_PASSWORD": password}
+    for name in ("search", "facts current"):
+        over: dict[str, list[float]] = {"unix socket": [], "tcp": []}
+        for _ in range(runs):
+            for label, variables in (("unix socket", with_port), ("tcp", tcp)):
+                over[label].append(timed([GRAPHMEM, *COMMANDS[name]], variables))
+        for label, times in over.items():
+            print(f"warm  graphmem {name:<14} over {label:<11} {summary(times)}", flush=True)
+    timed([GRAPHMEM, "server", "stop"], with_port)
 
 
 def summary(times: Sequence[float]) -> str:
@@ -90,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 timed([GRAPHMEM, *COMMANDS["search"]], before) for _ in range(args.baseline_runs)
             ]
             print(f"warm  graphmem search, sentence-transformers runtime: {summary(baseline)}")
+            transport(env, home, args.runs)
         finally:
             subprocess.run([GRAPHMEM, "server", "stop"], env=env, capture_output=True)
         print(f"load average {os.getloadavg()[0]:.1f} at the end")
