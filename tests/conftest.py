@@ -1,6 +1,8 @@
 """Shared fixtures. Every test runs with GRAPHMEM_* cleared and its own GRAPHMEM_HOME; the
-integration suite shares one embedded FalkorDB per session (a fresh graph per test) and, when
-GRAPHMEM_TEST_NEO4J_URI is set or Docker answers, a Neo4j."""
+integration suite shares one embedded FalkorDB per session (a fresh graph per test) and a
+Neo4j: GRAPHMEM_TEST_NEO4J_URI, else a local Neo4j from neo4j-local/, else testcontainers.
+With GRAPHMEM_TEST_REQUIRE_ENGINES=1 (.ci/run sets it) a test that cannot get its engine or
+browser fails instead of skipping: on our machines every one of them must run."""
 
 from __future__ import annotations
 
@@ -33,6 +35,14 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     home = tmp_path / "graphmem-home"
     monkeypatch.setenv("GRAPHMEM_HOME", str(home))
     return home
+
+
+def skip_for_want_of(reason: str) -> None:
+    """Skip a test whose engine (or browser) is missing here, or fail it where every engine
+    must be present (GRAPHMEM_TEST_REQUIRE_ENGINES=1, as in CI)."""
+    if os.environ.get("GRAPHMEM_TEST_REQUIRE_ENGINES") == "1":
+        pytest.fail(f"GRAPHMEM_TEST_REQUIRE_ENGINES=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 def free_port() -> int:
@@ -71,7 +81,7 @@ def local_neo4j_server(
     Neo4j can start here."""
     reason = local_neo4j.unavailable_reason()
     if reason is not None:
-        pytest.skip(f"no local Neo4j: {reason}")
+        skip_for_want_of(f"no local Neo4j: {reason}")
     server = local_neo4j.LocalNeo4j(
         tmp_path_factory.mktemp("neo4j-home") / "neo4j",
         free_port(),
@@ -99,7 +109,7 @@ def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[tuple[str, str, str]]:
         yield server.uri, "neo4j", server.password()
         return
     if not _docker_answers():
-        pytest.skip(
+        skip_for_want_of(
             "no Neo4j: GRAPHMEM_TEST_NEO4J_URI is unset, no local Neo4j "
             f"({local_neo4j.unavailable_reason()}) and no Docker engine answers"
         )

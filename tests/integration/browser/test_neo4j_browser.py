@@ -43,7 +43,7 @@ from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.schema import labels as schema_labels
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.local_neo4j import LocalNeo4j
-from tests.conftest import REPO, reset_neo4j
+from tests.conftest import REPO, reset_neo4j, skip_for_want_of
 
 from . import neo4j_browser
 
@@ -127,7 +127,7 @@ def run_graphmem(home: Path, server: LocalNeo4j, *args: str) -> str:
 def demo(local_neo4j_server: LocalNeo4j, minilm: SentenceTransformerEmbedder) -> Demo:
     reason = neo4j_browser.unavailable_reason()
     if reason is not None:
-        pytest.skip(reason)
+        skip_for_want_of(reason)
     server = local_neo4j_server
     reset_neo4j(server.uri, "neo4j", server.password())
     settings = Settings(uri=server.uri, password=server.password(), llm="none")

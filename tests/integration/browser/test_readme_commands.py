@@ -26,7 +26,7 @@ import typer.main
 from graphmem_neo4j.cli.main import app
 from graphmem_neo4j.store import local_neo4j
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import free_port
+from tests.conftest import free_port, skip_for_want_of
 
 REPO = Path(__file__).resolve().parents[3]
 REGION = re.compile(r"<!-- BEGIN user-guide -->(.*?)<!-- END user-guide -->", re.S)
@@ -113,7 +113,7 @@ def _with_state(line: str, env: dict[str, str], cwd: Path) -> dict[str, str]:
 def test_every_runnable_command_of_the_guide_succeeds(workdir: Path, tmp_path: Path) -> None:
     reason = local_neo4j.unavailable_reason()
     if reason is not None:
-        pytest.skip(f"the guide starts a local Neo4j: {reason}")
+        skip_for_want_of(f"the guide starts a local Neo4j: {reason}")
     home = tmp_path / "graphmem-home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
     env |= {
