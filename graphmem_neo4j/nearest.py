@@ -9,8 +9,10 @@ index for more candidates than it needs and knows when it has seen enough:
   lowest similarity among them (`floor`) and the candidates of the space that pass the lookup's
   filters (`hits`, with exact cosine similarities computed from the stored vectors: Neo4j's
   index scores are quantised);
-- a probe is settled when it has k hits, or when the index gave all the candidates asked and
-  the lowest of them is below the lookup's minimum similarity (nothing unseen can qualify);
+- a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
+  and least exact deep in its answer: the space's top k must sit in the first half of what
+  it found), or when the index gave all the candidates asked and the lowest of them is below
+  the lookup's minimum similarity (nothing unseen can qualify);
 - otherwise, if the index gave all it was asked, the space's share of the candidates sets a
   second, larger request; what is still unsettled after it, or what the index could not give
   as many candidates for as asked, is answered by an exact scan of the space
@@ -39,8 +41,15 @@ from .store.base import GraphStore, Row
 
 FIRST_CANDIDATES = 64
 """Candidates asked of the index in the first round (at least 4k)."""
-MAX_CANDIDATES = 4096
-"""Beyond this an exact scan of the space is cheaper than the index."""
+MAX_CANDIDATES = 512
+"""The deepest request made of the index. Deeper in an HNSW answer its recall falls: a space
+whose top k lie that deep (its share of the neighbourhood is small, as with 100 spaces on one
+topic) is scanned exactly, which costs what the space holds, not what the index holds. With
+100 spaces sharing an index, a limit of 4,096 gave recall@10 0.975-0.993 against an exact
+scan, 512 gave 1.000 and a lower p50 (benchmarks/nearest_crowding.py)."""
+SETTLE_FACTOR = 2
+"""A probe is settled by the index when its candidates hold SETTLE_FACTOR·k of the space's
+nodes, so that the space's top k are not the last of what the index found."""
 FLOOR_MARGIN = 0.01
 """Neo4j's quantised index scores are within ~0.002 of the exact cosine: the floor rule keeps a
 margin so that it never settles a probe that an unseen node could still qualify for."""
@@ -99,7 +108,8 @@ def nearest(
         share = min(shares, default=0.0)
         if share == 0.0:
             break
-        candidates = max(math.ceil(2 * k / share), 2 * candidates)
+        # aim above the settle line, so that sampling noise in the share rarely misses it
+        candidates = max(math.ceil((SETTLE_FACTOR + 1) * k / share), 2 * candidates)
         if candidates > MAX_CANDIDATES:
             break
     if pending:
@@ -145,7 +155,7 @@ def nearest_one(
 
 def _settled(row: Row, k: int, asked: int, min_similarity: float) -> bool:
     """Whether the index's answer holds the space's top k for this probe."""
-    if len(row["hits"]) >= k:
+    if len(row["hits"]) >= SETTLE_FACTOR * k:
         return True
     floor = row["floor"]
     full = int(row["seen"]) >= asked
