@@ -57,4 +57,4 @@ def test_a_small_share_of_a_crowded_index_is_scanned_exactly() -> None:
     hits = lookup(store)
     assert store.asked[-1] == ("conversation/search_vector_exact", 0)
     assert all(c <= nearest_module.MAX_CANDIDATES for _, c in store.asked)
-    assert [h["id"] for h in hits][0] == "exact0"
+    assert hits[0]["id"] == "exact0"
