@@ -128,36 +128,73 @@ class _Tap(TokenUsage):
         self._on_fail()
 
 
-class MeteredLLM:
-    """Wraps an LLM client: every call's prompt and completion tokens go to `record(layer,
-    usage)` as the client counts them (retries included), attributed to the layer whose
-    answer schema was asked for. Thread-safe: the layer of a call is kept per thread."""
+UsageSink = Callable[[str, str, LLMUsage], None]
+"""Where metered usage goes: `sink(space, layer, usage)`."""
 
-    def __init__(self, inner: LLMClient, record: Callable[[str, LLMUsage], None]) -> None:
+
+class MeteredLLM:
+    """Wraps an LLM client: every call's prompt and completion tokens go to `sink(space,
+    layer, usage)` as the client counts them (retries included), attributed to the layer
+    whose answer schema was asked for and to the space the caller bound with `for_space`.
+
+    Nothing about a call is kept on the object: its space and layer live in the calling
+    thread's frame for the duration of the call, so two threads serving different spaces
+    through one client book their own tokens. Calls made without a space (`complete_json`
+    on this object) are booked to space "" (the host's default space)."""
+
+    def __init__(self, inner: LLMClient, sink: UsageSink) -> None:
         self.inner = inner
         self.model = inner.model
-        self._record = record
+        self._sink = sink
         self._local = threading.local()
         tap = _Tap(inner.usage, self._added, self._failed)
         inner.usage = tap
         self.usage: TokenUsage = tap
 
-    def _layer(self) -> str:
-        return str(getattr(self._local, "layer", "other"))
+    def for_space(self, space: str) -> SpaceLLM:
+        return SpaceLLM(self, space)
+
+    def thread_usage(self) -> LLMUsage:
+        """Everything this thread's calls have spent so far (a caller takes the difference
+        around its own work: what one API call cost, whatever other threads spend)."""
+        spent: LLMUsage = getattr(self._local, "spent", LLMUsage())
+        return spent
+
+    def _book(self, usage: LLMUsage) -> None:
+        self._local.spent = self.thread_usage() + usage
+        call = getattr(self._local, "call", None)
+        space, layer = call if call is not None else ("", "other")
+        self._sink(space, layer, usage)
 
     def _added(self, prompt: int, completion: int) -> None:
-        self._record(self._layer(), LLMUsage(1, 0, prompt, completion))
+        self._book(LLMUsage(1, 0, prompt, completion))
 
     def _failed(self) -> None:
-        self._record(self._layer(), LLMUsage(0, 1, 0, 0))
+        self._book(LLMUsage(0, 1, 0, 0))
 
-    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
-        previous = getattr(self._local, "layer", None)
-        self._local.layer = layer_of(schema)
+    def call(self, space: str, *, system: str, user: str, schema: type[T]) -> T:
+        previous = getattr(self._local, "call", None)
+        self._local.call = (space, layer_of(schema))
         try:
             return self.inner.complete_json(system=system, user=user, schema=schema)
         finally:
-            self._local.layer = previous
+            self._local.call = previous
+
+    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
+        return self.call("", system=system, user=user, schema=schema)
+
+
+class SpaceLLM:
+    """The metered client with its tokens booked to one space (an LLMClient)."""
+
+    def __init__(self, meter: MeteredLLM, space: str) -> None:
+        self.meter = meter
+        self.space = space
+        self.model = meter.model
+        self.usage = meter.usage
+
+    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
+        return self.meter.call(self.space, system=system, user=user, schema=schema)
 
 
 # --- per-space ledger --------------------------------------------------------------------------
