@@ -18,7 +18,7 @@ from .schema import SYSTEM_LABELS
 from .schema_types import Migration
 from .settings import Settings
 from .store import GraphStore
-from .tokens import LLMUsage, TokenTotals, read_totals
+from .tokens import LLMUsage, Tally, TokenTotals, read_totals, tally
 
 if TYPE_CHECKING:
     from .chatlog import ChatLogReport
@@ -318,18 +318,20 @@ class GraphMemory:
 
 
 class _Metered:
-    """Around one API call for `space`: `usage` is what the LLM spent in this thread during
-    the call, and the counts are written to the graph when it ends. (Which space the tokens
-    count for is said by the services, which ask for an LLM bound to the space they write.)"""
+    """Around one API call for `space`: `usage` is what the LLM spent for the call (the
+    services bind their LLM inside it, so calls on their worker threads count too), and the
+    counts are written to the graph when it ends. Which space the tokens count for is said
+    by the services, which ask for an LLM bound to the space they write."""
 
     def __init__(self, memory: GraphMemory, space: str) -> None:
         self.memory = memory
         self.space = space
         self.usage = LLMUsage()
-        self._before = LLMUsage()
+        self._tally = tally()
+        self._counted = Tally()
 
     def __enter__(self) -> _Metered:
-        self._before = self.memory.parts.thread_llm_usage()
+        self._counted = self._tally.__enter__()
         return self
 
     def __exit__(
@@ -338,7 +340,8 @@ class _Metered:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.usage = self.memory.parts.thread_llm_usage() - self._before
+        self._tally.__exit__(exc_type, exc, tb)
+        self.usage = self._counted.usage
         try:
             self.memory.flush_usage()
         except GraphMemError:

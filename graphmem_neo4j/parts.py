@@ -82,12 +82,6 @@ class MemoryParts:
         meter = self.meter
         return meter.for_space(space) if meter is not None else None
 
-    def thread_llm_usage(self) -> LLMUsage:
-        """What this thread's LLM calls have spent so far (zero without an LLM)."""
-        with self._lock:
-            llm = self._llm if self._llm_built else None
-        return llm.thread_usage() if isinstance(llm, MeteredLLM) else LLMUsage()
-
     # --- schema and spaces -----------------------------------------------------------------
     def init(self) -> list[Migration]:
         """Apply pending migrations (what `graphmem init` does); returns those applied."""

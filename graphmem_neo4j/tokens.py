@@ -9,9 +9,11 @@ never depends on them.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -132,15 +134,47 @@ UsageSink = Callable[[str, str, LLMUsage], None]
 """Where metered usage goes: `sink(space, layer, usage)`."""
 
 
+class Tally:
+    """What the LLM calls of one API call spent, from whichever thread they ran on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage = LLMUsage()
+
+    def add(self, usage: LLMUsage) -> None:
+        with self._lock:
+            self._usage = self._usage + usage
+
+    @property
+    def usage(self) -> LLMUsage:
+        with self._lock:
+            return self._usage
+
+
+_TALLY: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("tally", default=None)
+
+
+@contextlib.contextmanager
+def tally() -> Iterator[Tally]:
+    """Count what the LLM spends for the calls made in this context: an LLM bound with
+    `for_space` inside it counts into this tally, even when a worker thread makes the call."""
+    current = Tally()
+    token = _TALLY.set(current)
+    try:
+        yield current
+    finally:
+        _TALLY.reset(token)
+
+
 class MeteredLLM:
     """Wraps an LLM client: every call's prompt and completion tokens go to `sink(space,
     layer, usage)` as the client counts them (retries included), attributed to the layer
     whose answer schema was asked for and to the space the caller bound with `for_space`.
 
-    Nothing about a call is kept on the object: its space and layer live in the calling
-    thread's frame for the duration of the call, so two threads serving different spaces
-    through one client book their own tokens. Calls made without a space (`complete_json`
-    on this object) are booked to space "" (the host's default space)."""
+    Nothing about a call is kept on the object: its space, layer and tally live in the
+    calling thread's frame for the duration of the call, so two threads serving different
+    spaces through one client book their own tokens. Calls made without a space
+    (`complete_json` on this object) are booked to space "" (the host's default space)."""
 
     def __init__(self, inner: LLMClient, sink: UsageSink) -> None:
         self.inner = inner
@@ -152,18 +186,14 @@ class MeteredLLM:
         self.usage: TokenUsage = tap
 
     def for_space(self, space: str) -> SpaceLLM:
-        return SpaceLLM(self, space)
-
-    def thread_usage(self) -> LLMUsage:
-        """Everything this thread's calls have spent so far (a caller takes the difference
-        around its own work: what one API call cost, whatever other threads spend)."""
-        spent: LLMUsage = getattr(self._local, "spent", LLMUsage())
-        return spent
+        """The client with its tokens booked to `space` (and counted in the current tally)."""
+        return SpaceLLM(self, space, _TALLY.get())
 
     def _book(self, usage: LLMUsage) -> None:
-        self._local.spent = self.thread_usage() + usage
         call = getattr(self._local, "call", None)
-        space, layer = call if call is not None else ("", "other")
+        space, layer, counted = call if call is not None else ("", "other", _TALLY.get())
+        if counted is not None:
+            counted.add(usage)
         self._sink(space, layer, usage)
 
     def _added(self, prompt: int, completion: int) -> None:
@@ -172,29 +202,32 @@ class MeteredLLM:
     def _failed(self) -> None:
         self._book(LLMUsage(0, 1, 0, 0))
 
-    def call(self, space: str, *, system: str, user: str, schema: type[T]) -> T:
+    def call(
+        self, space: str, counted: Tally | None, *, system: str, user: str, schema: type[T]
+    ) -> T:
         previous = getattr(self._local, "call", None)
-        self._local.call = (space, layer_of(schema))
+        self._local.call = (space, layer_of(schema), counted)
         try:
             return self.inner.complete_json(system=system, user=user, schema=schema)
         finally:
             self._local.call = previous
 
     def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
-        return self.call("", system=system, user=user, schema=schema)
+        return self.call("", _TALLY.get(), system=system, user=user, schema=schema)
 
 
 class SpaceLLM:
     """The metered client with its tokens booked to one space (an LLMClient)."""
 
-    def __init__(self, meter: MeteredLLM, space: str) -> None:
+    def __init__(self, meter: MeteredLLM, space: str, counted: Tally | None) -> None:
         self.meter = meter
         self.space = space
+        self.counted = counted
         self.model = meter.model
         self.usage = meter.usage
 
     def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
-        return self.meter.call(self.space, system=system, user=user, schema=schema)
+        return self.meter.call(self.space, self.counted, system=system, user=user, schema=schema)
 
 
 # --- per-space ledger --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ..errors import InputError, LLMError
 from ..schema import now_ms
 from .config import FactConfig
 from .llm_extract import extract_with_llm
+from .localise import Localiser
 from .models import Fact, FactInput, FactQuery, IngestReport, MemoryUnit
 from .parsing import normalise_all, parse_fact, read_facts_file
 from .patterns import parse_statements
@@ -39,6 +40,10 @@ class FactService:
         self._last_time = 0
 
     # --- plumbing ----------------------------------------------------------------------------
+    @property
+    def localiser(self) -> Localiser:
+        return self.reader.localiser
+
     @property
     def updater(self) -> Updater:
         return Updater(UnitWrites(self.parts.store, self.parts.defaults.batch_size), self.config)
