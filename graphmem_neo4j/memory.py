@@ -1,4 +1,4 @@
-"""GraphMemory: the facade that opens the store and hands it to the layer services."""
+"""GraphMemory: the facade that composes the parts and the layer services (docs/architecture.md)."""
 
 from __future__ import annotations
 

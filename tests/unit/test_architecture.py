@@ -57,7 +57,7 @@ def imported(path: Path) -> set[str]:
     return found
 
 
-def test_imported_resolves_relative_imports(tmp_path: Path) -> None:
+def test_imported_resolves_relative_imports() -> None:
     here = PACKAGE / "facts" / "service.py"
     names = imported(here)
     assert "graphmem_neo4j.deps" in names and "graphmem_neo4j.facts.reader" in names
