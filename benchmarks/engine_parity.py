@@ -36,7 +36,7 @@ from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.embedder import SentenceTransformerEmbedder  # noqa: E402
 from graphmem_neo4j.insights.parsing import read_tasks  # noqa: E402
 from graphmem_neo4j.memory import GraphMemory  # noqa: E402
-from graphmem_neo4j.recall_cache import QueryMemo  # noqa: E402
+from graphmem_neo4j.recall.cache import QueryMemo  # noqa: E402
 from graphmem_neo4j.settings import Settings  # noqa: E402
 from graphmem_neo4j.store.embedded import EmbeddedServer  # noqa: E402
 from graphmem_neo4j.store.local_neo4j import LocalNeo4j  # noqa: E402

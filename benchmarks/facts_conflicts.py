@@ -78,7 +78,7 @@ def free_port() -> int:
 def ingest(
     memory: GraphMemory, policy: UpdatePolicy, facts: list[dict[str, Any]], space: str
 ) -> float:
-    service = FactService(memory, FactConfig(policy=policy))
+    service = FactService(memory.parts, FactConfig(policy=policy))
     started = time.perf_counter()
     for start in range(0, len(facts), CHUNK):
         service.add_facts(facts[start : start + CHUNK], space=space)

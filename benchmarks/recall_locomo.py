@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.recall import RecallService
-    from graphmem_neo4j.recall_models import RecallConfig
+    from graphmem_neo4j.recall.models import RecallConfig
     from graphmem_neo4j.settings import Settings
     from graphmem_neo4j.store.embedded import EmbeddedServer
 
@@ -142,7 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 variants = {
                     f"recall {budget} β={beta}": (
                         budget,
-                        RecallService(memory, RecallConfig(dense_share=beta, touch=False)),
+                        RecallService(
+                            memory.parts, memory, RecallConfig(dense_share=beta, touch=False)
+                        ),
                     )
                     for beta in args.dense_share
                     for budget in args.budget

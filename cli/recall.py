@@ -20,7 +20,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from graphmem_neo4j.chatlog import ChatLogReport
-    from graphmem_neo4j.recall_models import RecallResult
+    from graphmem_neo4j.recall.models import RecallResult
 
 
 def register(app: typer.Typer) -> None:

@@ -31,7 +31,7 @@ from .queries import load_query
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .memory import GraphMemory
+    from .deps import Parts
 
 # the style sheet is part of this module's API too (it lives in browser_style)
 __all__ = [
@@ -266,7 +266,7 @@ def check_layer(layer: str | None) -> Layer | None:
 
 
 def plan_views(
-    memory: GraphMemory,
+    memory: Parts,
     space: str,
     *,
     layer: Layer | None = None,
@@ -307,7 +307,7 @@ def plan_views(
     return plan
 
 
-def _pick_category(memory: GraphMemory, space: str, subject: str, wanted: str | None) -> str | None:
+def _pick_category(memory: Parts, space: str, subject: str, wanted: str | None) -> str | None:
     if wanted is None:
         return None
     rows = memory.store.read(

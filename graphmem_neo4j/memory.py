@@ -1,25 +1,24 @@
-"""GraphMemory: the facade that opens the store and hands it to the layer services."""
+"""GraphMemory: the facade that composes the parts and the layer services (docs/architecture.md)."""
 
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .embedder import Embedder, make_embedder
-from .errors import ConfigError, GraphMemError, UnknownSpace
-from .llm import LLMClient, make_llm
-from .recall_cache import QueryMemo
-from .schema import SYSTEM_LABELS, apply_migrations, check_embedding, now_ms, read_state
+from .deps import Defaults
+from .embedder import Embedder
+from .errors import ConfigError, GraphMemError
+from .llm import LLMClient
+from .parts import MemoryParts
+from .schema import SYSTEM_LABELS
 from .schema_types import Migration
 from .settings import Settings
-from .spaces import validate_space
-from .store import GraphStore, open_store
-from .tokens import LLMUsage, MeteredLLM, TokenTotals, UsageLedger, read_totals, write_usage
+from .store import GraphStore
+from .tokens import LLMUsage, Tally, TokenTotals, read_totals, tally
 
 if TYPE_CHECKING:
     from .chatlog import ChatLogReport
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from .insights.models import FeedbackResult, RecordedTask, TaskRecord
     from .insights.service import InsightService
     from .recall import RecallService
-    from .recall_models import RecallResult
+    from .recall.models import RecallResult
 
 
 class GraphMemory:
@@ -54,104 +53,47 @@ class GraphMemory:
         llm: LLMClient | None = None,
     ) -> None:
         self.settings = settings if settings is not None else Settings()
-        self._store = store
-        self._embedder = embedder
-        self._llm = llm
-        self._llm_built = llm is not None
-        self._schema_ready = False
-        self._embedding_checked = False
-        self._lock = threading.RLock()
-        self._ledger = UsageLedger()
-        self._usage_space: str | None = None
+        self.parts = MemoryParts(self.settings, store=store, embedder=embedder, llm=llm)
 
-    # --- parts -----------------------------------------------------------------------------
+    # --- parts (deps.Parts: what the services are given) -------------------------------------
     @property
     def store(self) -> GraphStore:
-        with self._lock:
-            if self._store is None:
-                self._store = open_store(self.settings)
-            return self._store
+        return self.parts.store
 
     @property
     def embedder(self) -> Embedder:
-        """The configured model behind a small memo of recent query texts (a recall asks all
-        four layers about one query; the model embeds it once)."""
-        with self._lock:
-            if self._embedder is None:
-                self._embedder = make_embedder(self.settings)
-            if not isinstance(self._embedder, QueryMemo):
-                self._embedder = QueryMemo(self._embedder)
-            return self._embedder
+        return self.parts.embedder
+
+    @property
+    def defaults(self) -> Defaults:
+        return self.parts.defaults
 
     @property
     def llm(self) -> LLMClient | None:
-        """None when no LLM is configured: callers take their offline path. Every call's
-        prompt and completion tokens are counted for the space being written
-        (`token_usage`)."""
-        with self._lock:
-            if not self._llm_built:
-                self._llm = make_llm(self.settings)
-                self._llm_built = True
-            if self._llm is not None and not isinstance(self._llm, MeteredLLM):
-                self._llm = MeteredLLM(self._llm, self._count_llm)
-            return self._llm
+        """None when no LLM is configured: callers take their offline path. Tokens of calls
+        made through this client count for the default space; `llm_for(space)` books them
+        to `space` (`token_usage`)."""
+        return self.parts.meter
 
-    def _count_llm(self, layer: str, usage: LLMUsage) -> None:
-        # "" = not known yet: a layer may ask the LLM before it writes (and names) its space
-        self._ledger.add_llm(self._usage_space or "", layer, usage)
+    def llm_for(self, space: str) -> LLMClient | None:
+        return self.parts.llm_for(space)
 
     # --- schema and spaces -----------------------------------------------------------------
     def init(self) -> list[Migration]:
         """Apply pending migrations (what `graphmem init` does); returns those applied."""
-        with self._lock:
-            applied = apply_migrations(
-                self.store,
-                embedding_model=self.embedder.name,
-                dimension=self.embedder.dimension,
-            )
-            self._schema_ready = True
-            self._embedding_checked = True
-            return applied
+        return self.parts.init()
 
     def ensure_schema(self) -> None:
-        """Before a write: the schema is current and the embedder matches the graph's.
-
-        When nothing is pending and the graph names the configured model, the model is not
-        loaded just to read its dimension (a name fixes the dimension)."""
-        if self._schema_ready:
-            return
-        with self._lock:
-            state = read_state(self.store)
-            if not state.pending and state.embedding_model == self.embedder.name:
-                self._schema_ready = True
-                self._embedding_checked = True
-                return
-            self.init()
+        self.parts.ensure_schema()
 
     def ensure_embedder_matches(self) -> None:
-        """Before a vector read: refuse an embedder other than the one the graph was built with."""
-        with self._lock:
-            if self._embedding_checked:
-                return
-            check_embedding(read_state(self.store), self.embedder.name, self.embedder.dimension)
-            self._embedding_checked = True
+        self.parts.ensure_embedder_matches()
 
     def ensure_space(self, space: str) -> str:
-        """Validate the name and create the space if it is new (writes only)."""
-        validate_space(space)
-        self.ensure_schema()
-        self.store.write("core/ensure_space", {"space": space, "now": now_ms()})
-        self._usage_space = space  # LLM tokens spent from now on are this space's
-        return space
+        return self.parts.ensure_space(space)
 
     def require_space(self, space: str) -> str:
-        """Validate the name and refuse a space that holds no memory (reads)."""
-        validate_space(space)
-        if not self.store.read("core/get_space", {"space": space}):
-            known = [row["id"] for row in self.store.read("core/list_spaces")]
-            hint = f"; known spaces: {', '.join(known)}" if known else "; no space exists yet"
-            raise UnknownSpace(f"unknown space {space!r}{hint}")
-        return space
+        return self.parts.require_space(space)
 
     def spaces(self) -> list[dict[str, Any]]:
         return self.store.read("core/list_spaces")
@@ -187,7 +129,7 @@ class GraphMemory:
     def facts(self) -> FactService:
         from .facts.service import FactService
 
-        return FactService(self)
+        return FactService(self.parts)
 
     @cached_property
     def insights(self) -> InsightService:
@@ -199,13 +141,13 @@ class GraphMemory:
     def experience(self) -> ExperienceService:
         from .experience.service import ExperienceService
 
-        return ExperienceService(self)
+        return ExperienceService(self.parts)
 
     @cached_property
     def recaller(self) -> RecallService:
         from .recall import RecallService
 
-        return RecallService(self)
+        return RecallService(self.parts, self)
 
     # --- Python API --------------------------------------------------------------------------
     @classmethod
@@ -307,7 +249,7 @@ class GraphMemory:
         `budget_tokens`; each item says its layer, node and why it was chosen."""
         name = self._space(space)
         result = self.recaller.recall(query, space=name, budget_tokens=budget_tokens, layers=layers)
-        self._ledger.add_recall(name, result.tokens_by_layer)
+        self.parts.ledger.add_recall(name, result.tokens_by_layer)
         self.recaller.after(self.flush_usage)  # the counters need not hold up the answer
         return result
 
@@ -331,7 +273,7 @@ class GraphMemory:
         plan_outcome = chatlog.merge_outcome(parsed.outcome, outcome or {})
         name = self._space(space)
         with self._metered(name) as spent:
-            plan = chatlog.prepare(self, parsed, plan_outcome)
+            plan = chatlog.prepare(self.parts, parsed, plan_outcome, space=name)
             report = chatlog.ingest(self, plan, space=name, learn=learn)
         return replace(report, llm=spent.usage)
 
@@ -345,21 +287,7 @@ class GraphMemory:
     def flush_usage(self) -> None:
         """Add the tokens counted since the last flush to the spaces' totals in the graph
         (after each API call and on close; kept for the next flush if the write fails)."""
-        llm, recall = self._ledger.drain()
-        if not llm and not recall:
-            return
-        if any(space == "" for space, _ in llm):
-            owner = self._usage_space or self.settings.space
-            resolved: dict[tuple[str, str], LLMUsage] = {}
-            for (space, layer), usage in llm.items():
-                key = (space or owner, layer)
-                resolved[key] = resolved.get(key, LLMUsage()) + usage
-            llm = resolved
-        try:
-            write_usage(self.store, llm, recall)
-        except GraphMemError:
-            self._ledger.restore(llm, recall)
-            raise
+        self.parts.flush_usage()
 
     def _metered(self, space: str) -> _Metered:
         return _Metered(self, space)
@@ -367,18 +295,15 @@ class GraphMemory:
     # --- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
         if "recaller" in self.__dict__:
-            # before taking the lock: the writes recalls left behind need the store
+            # before anything else: the writes recalls left behind need the store
             self.recaller.close()
-        with self._lock:
-            if self._store is not None:
-                # counting must not stop a close: the tokens are lost, not the data
-                with contextlib.suppress(GraphMemError):
-                    self.flush_usage()
-            if "conversation" in self.__dict__:
-                self.conversation.close()
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+        if self.parts.store_open:
+            # counting must not stop a close: the tokens are lost, not the data
+            with contextlib.suppress(GraphMemError):
+                self.flush_usage()
+        if "conversation" in self.__dict__:
+            self.conversation.close()
+        self.parts.close_store()
 
     def __enter__(self) -> GraphMemory:
         return self
@@ -393,22 +318,20 @@ class GraphMemory:
 
 
 class _Metered:
-    """Around one API call for `space`: LLM tokens count for that space, `usage` is what the
-    LLM spent during the call, and the counts are written to the graph when it ends."""
+    """Around one API call for `space`: `usage` is what the LLM spent for the call (the
+    services bind their LLM inside it, so calls on their worker threads count too), and the
+    counts are written to the graph when it ends. Which space the tokens count for is said
+    by the services, which ask for an LLM bound to the space they write."""
 
     def __init__(self, memory: GraphMemory, space: str) -> None:
         self.memory = memory
         self.space = space
         self.usage = LLMUsage()
-        self._before = LLMUsage()
-
-    def _now(self) -> LLMUsage:
-        llm = self.memory.llm
-        return LLMUsage.of(llm.usage) if llm is not None else LLMUsage()
+        self._tally = tally()
+        self._counted = Tally()
 
     def __enter__(self) -> _Metered:
-        self.memory._usage_space = self.space
-        self._before = self._now()
+        self._counted = self._tally.__enter__()
         return self
 
     def __exit__(
@@ -417,7 +340,8 @@ class _Metered:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.usage = self._now() - self._before
+        self._tally.__exit__(exc_type, exc, tb)
+        self.usage = self._counted.usage
         try:
             self.memory.flush_usage()
         except GraphMemError:

@@ -16,6 +16,11 @@ multi-node changes. So `save()` stores only the few properties listed in `EDITAB
 those that changed), and refuses a change to any other property; creating or deleting nodes
 and connecting or disconnecting relationships raise `ServiceOwnedWrite`. Importing this module
 connects nowhere; `connect()` does.
+
+One module because it is a declaration list, not logic: one class per label of the schema
+registry, side by side as the registry lists them (neomodel resolves relationship targets by
+class name, and the contract tests walk `NODE_CLASSES`); split by layer, a relationship
+between layers would name a class in another file.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from .deps import Parts
 from .errors import InputError, SchemaMismatch, jsonl_records
-from .memory import GraphMemory
 from .schema import labels as known_labels
 from .schema import read_state
 from .schema import relationships as known_relationships
@@ -85,7 +85,7 @@ def _node_record(label: str, props: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "node", "label": label, "id": props.pop("id"), "props": props}
 
 
-def dump_records(memory: GraphMemory, space: str) -> Iterator[dict[str, Any]]:
+def dump_records(memory: Parts, space: str) -> Iterator[dict[str, Any]]:
     """Node then relationship records of a space, read in one consistent query."""
     memory.require_space(space)
     rows = memory.store.read("core/export_space", {"space": space})
@@ -113,7 +113,7 @@ def dump_records(memory: GraphMemory, space: str) -> Iterator[dict[str, Any]]:
     yield from rels
 
 
-def export_space(memory: GraphMemory, space: str, out: IO[str]) -> DumpSummary:
+def export_space(memory: Parts, space: str, out: IO[str]) -> DumpSummary:
     state = read_state(memory.store)
     header = {
         "kind": "header",
@@ -137,7 +137,7 @@ def export_space(memory: GraphMemory, space: str, out: IO[str]) -> DumpSummary:
     return summary
 
 
-def space_digest(memory: GraphMemory, space: str) -> DumpSummary:
+def space_digest(memory: Parts, space: str) -> DumpSummary:
     """Counts and content hash of a space as it is stored now."""
     digest = ContentHash()
     counts = {"node": 0, "rel": 0}
@@ -281,7 +281,7 @@ def _unstorable(value: Any) -> str | None:
 
 
 def import_dump(
-    memory: GraphMemory,
+    memory: Parts,
     path: Path,
     *,
     space: str | None = None,
@@ -307,7 +307,7 @@ def import_dump(
             f"{state.embedding_dimension}-d from '{state.embedding_model}'"
         )
     memory.ensure_space(target)
-    batch = memory.settings.batch_size
+    batch = memory.defaults.batch_size
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for _, record in records:

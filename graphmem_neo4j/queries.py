@@ -1,4 +1,17 @@
-"""Loads named Cypher queries from the package's `cypher/` tree, picking the engine variant."""
+"""Loads named Cypher queries from the package's `cypher/` tree, picking the engine variant.
+
+A shared file is Neo4j Cypher (it is linted as such); two engine differences are said once,
+here, instead of in a `.falkordb.cypher` variant of every query that meets them:
+
+    toFloatList(x)                  marks x as a vector: FalkorDB stores and compares vectors
+                                    only as `vecf32(x)`; Neo4j keeps a list of floats
+    vector.similarity.cosine(a, b)  Neo4j's (1 + cos) / 2; FalkorDB has the cosine distance,
+                                    so it becomes (1 - vec.cosineDistance(a, b) / 2)
+
+The rewrite is of fixed function names in the file's text: no value ever becomes query text.
+A query that differs in anything else (vector index procedures, DDL, introspection) keeps its
+`<name>.falkordb.cypher` variant.
+"""
 
 from __future__ import annotations
 
@@ -27,11 +40,47 @@ def load_query(name: str, dialect: Dialect) -> str:
         raise QueryNotFound(f"bad query name {name!r}: expected 'layer/name'")
     layer, base = name.split("/")
     folder = _root() / layer
-    for candidate in (f"{base}.{dialect}.cypher", f"{base}.cypher"):
-        path = folder / candidate
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
+    variant = folder / f"{base}.{dialect}.cypher"
+    if variant.is_file():
+        return variant.read_text(encoding="utf-8")
+    shared = folder / f"{base}.cypher"
+    if shared.is_file():
+        text = shared.read_text(encoding="utf-8")
+        return for_falkordb(text) if dialect == "falkordb" else text
     raise QueryNotFound(f"no Cypher file for query {name!r} on {dialect}")
+
+
+_VECTOR = re.compile(r"\btoFloatList\s*\(")
+_COSINE = re.compile(r"\bvector\.similarity\.cosine\s*\(")
+
+
+def for_falkordb(text: str) -> str:
+    """A shared (Neo4j) query as FalkorDB runs it (see the module's docstring)."""
+    text = _VECTOR.sub("vecf32(", text)
+    while m := _COSINE.search(text):
+        close = _closing(text, m.end() - 1)
+        args = text[m.end() : close]
+        text = f"{text[: m.start()]}(1 - vec.cosineDistance({args}) / 2){text[close + 1 :]}"
+    return text
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the parenthesis closing the one at `start` (string literals skipped)."""
+    depth, quote = 0, ""
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise QueryNotFound(f"unbalanced parentheses after character {start} of a query")
 
 
 def query_files() -> list[tuple[str, str, Dialect | None]]:

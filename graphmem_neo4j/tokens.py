@@ -9,9 +9,11 @@ never depends on them.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -128,36 +130,104 @@ class _Tap(TokenUsage):
         self._on_fail()
 
 
-class MeteredLLM:
-    """Wraps an LLM client: every call's prompt and completion tokens go to `record(layer,
-    usage)` as the client counts them (retries included), attributed to the layer whose
-    answer schema was asked for. Thread-safe: the layer of a call is kept per thread."""
+UsageSink = Callable[[str, str, LLMUsage], None]
+"""Where metered usage goes: `sink(space, layer, usage)`."""
 
-    def __init__(self, inner: LLMClient, record: Callable[[str, LLMUsage], None]) -> None:
+
+class Tally:
+    """What the LLM calls of one API call spent, from whichever thread they ran on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage = LLMUsage()
+
+    def add(self, usage: LLMUsage) -> None:
+        with self._lock:
+            self._usage = self._usage + usage
+
+    @property
+    def usage(self) -> LLMUsage:
+        with self._lock:
+            return self._usage
+
+
+_TALLY: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("tally", default=None)
+
+
+@contextlib.contextmanager
+def tally() -> Iterator[Tally]:
+    """Count what the LLM spends for the calls made in this context: an LLM bound with
+    `for_space` inside it counts into this tally, even when a worker thread makes the call."""
+    current = Tally()
+    token = _TALLY.set(current)
+    try:
+        yield current
+    finally:
+        _TALLY.reset(token)
+
+
+class MeteredLLM:
+    """Wraps an LLM client: every call's prompt and completion tokens go to `sink(space,
+    layer, usage)` as the client counts them (retries included), attributed to the layer
+    whose answer schema was asked for and to the space the caller bound with `for_space`.
+
+    Nothing about a call is kept on the object: its space, layer and tally live in the
+    calling thread's frame for the duration of the call, so two threads serving different
+    spaces through one client book their own tokens. Calls made without a space
+    (`complete_json` on this object) are booked to space "" (the host's default space)."""
+
+    def __init__(self, inner: LLMClient, sink: UsageSink) -> None:
         self.inner = inner
         self.model = inner.model
-        self._record = record
+        self._sink = sink
         self._local = threading.local()
         tap = _Tap(inner.usage, self._added, self._failed)
         inner.usage = tap
         self.usage: TokenUsage = tap
 
-    def _layer(self) -> str:
-        return str(getattr(self._local, "layer", "other"))
+    def for_space(self, space: str) -> SpaceLLM:
+        """The client with its tokens booked to `space` (and counted in the current tally)."""
+        return SpaceLLM(self, space, _TALLY.get())
+
+    def _book(self, usage: LLMUsage) -> None:
+        call = getattr(self._local, "call", None)
+        space, layer, counted = call if call is not None else ("", "other", _TALLY.get())
+        if counted is not None:
+            counted.add(usage)
+        self._sink(space, layer, usage)
 
     def _added(self, prompt: int, completion: int) -> None:
-        self._record(self._layer(), LLMUsage(1, 0, prompt, completion))
+        self._book(LLMUsage(1, 0, prompt, completion))
 
     def _failed(self) -> None:
-        self._record(self._layer(), LLMUsage(0, 1, 0, 0))
+        self._book(LLMUsage(0, 1, 0, 0))
 
-    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
-        previous = getattr(self._local, "layer", None)
-        self._local.layer = layer_of(schema)
+    def call(
+        self, space: str, counted: Tally | None, *, system: str, user: str, schema: type[T]
+    ) -> T:
+        previous = getattr(self._local, "call", None)
+        self._local.call = (space, layer_of(schema), counted)
         try:
             return self.inner.complete_json(system=system, user=user, schema=schema)
         finally:
-            self._local.layer = previous
+            self._local.call = previous
+
+    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
+        return self.call("", _TALLY.get(), system=system, user=user, schema=schema)
+
+
+class SpaceLLM:
+    """The metered client with its tokens booked to one space (an LLMClient)."""
+
+    def __init__(self, meter: MeteredLLM, space: str, counted: Tally | None) -> None:
+        self.meter = meter
+        self.space = space
+        self.counted = counted
+        self.model = meter.model
+        self.usage = meter.usage
+
+    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
+        return self.meter.call(self.space, self.counted, system=system, user=user, schema=schema)
 
 
 # --- per-space ledger --------------------------------------------------------------------------

@@ -7,5 +7,5 @@ WHERE ($relation IS NULL OR u.relation_key = $relation)
   AND (($as_of IS NULL AND u.status = 'active')
        OR ($as_of IS NOT NULL AND u.status <> 'pending' AND u.valid_from <= $as_of
            AND (u.valid_to IS NULL OR u.valid_to > $as_of)))
-RETURN u {.id, .subject, .relation, .object, .category, .context, .status, .confidence, .valid_from, .valid_to, .recorded_at, .source, .text, .subject_key, .relation_key, .object_key, .category_key, .context_key} AS unit
+RETURN u {.*, embedding: null} AS unit
 ORDER BY u.relation_key, u.context_key, u.valid_from, u.id

@@ -6,4 +6,4 @@ WHERE u.status IN ['active', 'outdated']
 WITH DISTINCT u
 MATCH (sup:MemoryUnit)-[:SUPPORTS]->(u)
 WITH u, collect({id: sup.id, status: sup.status, valid_to: sup.valid_to}) AS supporters
-RETURN u {.id, .subject, .relation, .object, .category, .context, .status, .confidence, .valid_from, .valid_to, .recorded_at, .source, .text, .subject_key, .relation_key, .object_key, .category_key, .context_key} AS unit, supporters
+RETURN u {.*, embedding: null} AS unit, supporters

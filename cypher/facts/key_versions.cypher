@@ -12,5 +12,5 @@ OPTIONAL MATCH (newer:MemoryUnit)-[:SUPERSEDES]->(u)
 WITH k, u, supporters, collect(newer.id) AS superseded_by
 OPTIONAL MATCH (u)-[:CONTESTS]->(contested:MemoryUnit)
 WITH k, u, supporters, superseded_by, collect(contested.id) AS contests
-RETURN k.index AS key_index, u {.id, .subject, .relation, .object, .category, .context, .status, .confidence, .valid_from, .valid_to, .recorded_at, .source, .text, .subject_key, .relation_key, .object_key, .category_key, .context_key} AS unit,
+RETURN k.index AS key_index, u {.*, embedding: null} AS unit,
        supporters, superseded_by, contests

@@ -7,4 +7,4 @@ WHERE u.status = 'active'
 OPTIONAL MATCH (sup:MemoryUnit)-[:SUPPORTS]->(u)
 WITH u, collect(CASE WHEN sup IS NULL THEN null
                      ELSE {id: sup.id, status: sup.status, valid_to: sup.valid_to} END) AS supporters
-RETURN u {.id, .subject, .relation, .object, .category, .context, .status, .confidence, .valid_from, .valid_to, .recorded_at, .source, .text, .subject_key, .relation_key, .object_key, .category_key, .context_key, .embedding} AS unit, supporters
+RETURN u {.*} AS unit, supporters

@@ -21,8 +21,7 @@ class Parts(Protocol):
     @property
     def embedder(self) -> Embedder: ...
 
-    @property
-    def llm(self) -> LLMClient | None: ...
+    def llm_for(self, space: str) -> LLMClient | None: ...
 
     def ensure_space(self, space: str) -> str:
         """Validate the name and create the space if it is new (before writes)."""

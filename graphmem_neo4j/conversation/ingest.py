@@ -96,7 +96,7 @@ class Ingestor:
         parts.ensure_space(space)
         parts.ensure_embedder_matches()
         started = time.perf_counter()  # model load and schema set-up are not ingestion
-        extractor = self._extractor()
+        extractor = self._extractor(space)
         every = self.config.forgetting.every if forget_every is None else forget_every
 
         facts = self.state.facts(space)  # read once per call, never kept between calls
@@ -154,8 +154,8 @@ class Ingestor:
             seconds=round(time.perf_counter() - started, 3),
         )
 
-    def _extractor(self) -> Extractor:
-        llm = self.parts.llm
+    def _extractor(self, space: str) -> Extractor:
+        llm = self.parts.llm_for(space)
         offline = OfflineExtractor()
         if llm is None:
             return offline

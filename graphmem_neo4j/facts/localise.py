@@ -12,7 +12,8 @@ from typing import Any
 
 from ..nearest import nearest_one
 from ..store.base import GraphStore
-from .models import EvidencePath, Localisation, LocalisationStats, MemoryUnit, TempUnit
+from .models import LocalisationStats, MemoryUnit, TempUnit
+from .results import EvidencePath, Localisation
 from .scoring import (
     WEIGHTS,
     Weights,

@@ -1,9 +1,10 @@
-"""Typed inputs and results of the facts layer."""
+"""Typed inputs of the facts layer, its units, and what an ingestion reports (the results
+of reading are in results.py)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -268,6 +269,30 @@ class MemoryUnit:
 
 
 @dataclass(frozen=True)
+class LocalisationStats:
+    anchors: int = 0
+    candidate_micrographs: int = 0
+    micrographs: int = 0
+    units_read: int = 0
+    """MemoryUnit rows the localisation queries returned (support subgraph and paths)."""
+    units_scanned: int = 0
+    """Units (any status) under the anchored subjects: what the engine walks to find them."""
+    paths: int = 0
+    elapsed_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "anchors": self.anchors,
+            "candidate_micrographs": self.candidate_micrographs,
+            "micrographs": self.micrographs,
+            "units_read": self.units_read,
+            "units_scanned": self.units_scanned,
+            "paths": self.paths,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+
+
+@dataclass(frozen=True)
 class FactOutcome:
     """What one fact did to memory."""
 
@@ -317,151 +342,6 @@ class IngestReport:
             "space": self.space,
             "counts": self.counts(),
             "units": [o.as_dict() for o in self.outcomes],
-        }
-
-
-@dataclass(frozen=True)
-class PathScore:
-    """φ_H of eq. 8 and its four parts."""
-
-    total: float
-    attribute: float
-    dependency: float
-    temporal: float
-    context: float
-
-    def as_dict(self) -> dict[str, float]:
-        return {
-            "total": round(self.total, 4),
-            "attribute": round(self.attribute, 4),
-            "dependency": round(self.dependency, 4),
-            "temporal": round(self.temporal, 4),
-            "context": round(self.context, 4),
-        }
-
-
-@dataclass(frozen=True)
-class EvidencePath:
-    """A connected chain of active units (§3.2) with its score; `head` best matches the query."""
-
-    units: tuple[MemoryUnit, ...]
-    edges: tuple[tuple[str, str], ...]
-    score: PathScore
-    head: MemoryUnit
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "head": self.head.id,
-            "score": self.score.as_dict(),
-            "units": [u.as_dict() for u in self.units],
-            "edges": [{"from": a, "to": b} for a, b in self.edges],
-        }
-
-
-@dataclass(frozen=True)
-class LocalisationStats:
-    anchors: int = 0
-    candidate_micrographs: int = 0
-    micrographs: int = 0
-    units_read: int = 0
-    """MemoryUnit rows the localisation queries returned (support subgraph and paths)."""
-    units_scanned: int = 0
-    """Units (any status) under the anchored subjects: what the engine walks to find them."""
-    paths: int = 0
-    elapsed_ms: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "anchors": self.anchors,
-            "candidate_micrographs": self.candidate_micrographs,
-            "micrographs": self.micrographs,
-            "units_read": self.units_read,
-            "units_scanned": self.units_scanned,
-            "paths": self.paths,
-            "elapsed_ms": round(self.elapsed_ms, 3),
-        }
-
-
-@dataclass(frozen=True)
-class Localisation:
-    """The result of MicroGraph-based path-level localisation (§3.2)."""
-
-    micrographs: tuple[tuple[str, str, float], ...]
-    """Selected (subject key, category key, R) pairs, best first (eq. 7)."""
-    support: tuple[MemoryUnit, ...]
-    """Active units of the support subgraph G_S."""
-    paths: tuple[EvidencePath, ...]
-    """Candidate evidence paths, best first (eq. 8)."""
-    stats: LocalisationStats = field(default_factory=LocalisationStats)
-
-    @property
-    def best(self) -> EvidencePath | None:
-        return self.paths[0] if self.paths else None
-
-
-@dataclass(frozen=True)
-class FactHit:
-    """One ranked candidate of `search`."""
-
-    unit: MemoryUnit
-    score: float
-    rank: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "score": round(self.score, 4), **self.unit.as_dict()}
-
-
-@dataclass(frozen=True)
-class AskResult:
-    query: str
-    answer: MemoryUnit | None
-    path: EvidencePath | None
-    hits: tuple[FactHit, ...]
-    stats: LocalisationStats
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "answer": None if self.answer is None else self.answer.object,
-            "answer_unit": None if self.answer is None else self.answer.as_dict(),
-            "path": None if self.path is None else self.path.as_dict(),
-            "units": [] if self.path is None else [u.as_dict() for u in self.path.units],
-            "hits": [h.as_dict() for h in self.hits],
-            "stats": self.stats.as_dict(),
-        }
-
-
-@dataclass(frozen=True)
-class DependencyChain:
-    """A unit with what supports it (upstream) and what depends on it (downstream)."""
-
-    unit: MemoryUnit
-    supporters: tuple[MemoryUnit, ...]
-    dependents: tuple[MemoryUnit, ...]
-    edges: tuple[tuple[str, str], ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "unit": self.unit.as_dict(),
-            "supporters": [u.as_dict() for u in self.supporters],
-            "dependents": [u.as_dict() for u in self.dependents],
-            "edges": [{"from": a, "to": b} for a, b in self.edges],
-        }
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One version of a fact with what replaced it (SUPERSEDES) or what it contested."""
-
-    unit: MemoryUnit
-    superseded_by: str | None
-    contests: str | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            **self.unit.as_dict(),
-            "superseded_by": self.superseded_by,
-            "contests": self.contests,
         }
 
 

@@ -5,47 +5,35 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from ..deps import Parts
 from ..errors import InputError, NotFound
 from ..schema import now_ms
 from .config import FactConfig
 from .keys import category_key, context_key, name_key, parse_time, relation_key, terms
 from .localise import Localiser, merge_scores
-from .models import (
-    AskResult,
-    DependencyChain,
-    EvidencePath,
-    FactHit,
-    FactQuery,
-    HistoryEntry,
-    Localisation,
-    MemoryUnit,
-    TempUnit,
-)
+from .models import FactQuery, MemoryUnit, TempUnit
 from .patterns import question_hints
-
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
+from .results import AskResult, DependencyChain, EvidencePath, FactHit, HistoryEntry, Localisation
 
 
 class FactReader:
-    def __init__(self, memory: GraphMemory, config: FactConfig) -> None:
-        self.memory = memory
+    def __init__(self, parts: Parts, config: FactConfig) -> None:
+        self.parts = parts
         self.config = config
 
     @property
     def localiser(self) -> Localiser:
-        return Localiser(self.memory.store, self.config.localise)
+        return Localiser(self.parts.store, self.config.localise)
 
     def _space(self, space: str | None) -> str:
-        return space if space is not None else self.memory.settings.space
+        return space if space is not None else self.parts.defaults.space
 
     def units_by_ids(self, space: str, ids: Sequence[str]) -> dict[str, MemoryUnit]:
         found: dict[str, MemoryUnit] = {}
-        size = self.memory.settings.batch_size
+        size = self.parts.defaults.batch_size
         for start in range(0, len(ids), size):
-            rows = self.memory.store.read(
+            rows = self.parts.store.read(
                 "facts/units_by_ids", {"space": space, "ids": list(ids[start : start + size])}
             )
             for row in rows:
@@ -54,7 +42,7 @@ class FactReader:
         return found
 
     def get(self, unit_id: str, *, space: str | None = None) -> MemoryUnit:
-        space = self.memory.require_space(self._space(space))
+        space = self.parts.require_space(self._space(space))
         unit = self.units_by_ids(space, [unit_id]).get(unit_id)
         if unit is None:
             raise NotFound(f"no unit {unit_id!r} in space {space!r}")
@@ -71,9 +59,9 @@ class FactReader:
         as_of: str | int | None = None,
     ) -> list[MemoryUnit]:
         """The subject's units valid now (active), or valid at `as_of` (ISO-8601 or epoch ms)."""
-        space = self.memory.require_space(self._space(space))
+        space = self.parts.require_space(self._space(space))
         key = self.subject_key(subject)
-        rows = self.memory.store.read(
+        rows = self.parts.store.read(
             "facts/current_units",
             {
                 "space": space,
@@ -90,8 +78,8 @@ class FactReader:
         self, subject: str, *, space: str | None = None, relation: str | None = None
     ) -> list[HistoryEntry]:
         """Every version of the subject's facts, whatever their status, oldest first."""
-        space = self.memory.require_space(self._space(space))
-        rows = self.memory.store.read(
+        space = self.parts.require_space(self._space(space))
+        rows = self.parts.store.read(
             "facts/history",
             {
                 "space": space,
@@ -112,7 +100,7 @@ class FactReader:
         ups: dict[str, MemoryUnit] = {}
         downs: dict[str, MemoryUnit] = {}
         for query, bucket in (("facts/upstream", ups), ("facts/downstream", downs)):
-            for row in self.memory.store.read(
+            for row in self.parts.store.read(
                 query, {"space": space, "id": unit_id, "limit": limit}
             ):
                 for item in row["units"]:
@@ -151,7 +139,7 @@ class FactReader:
             context_key=context_key(query.context),
             moment=_moment(query.as_of, field_name="as_of") or now_ms(),
             text=text,
-            embedding=tuple(self.memory.embedder.embed([text])[0]),
+            embedding=tuple(self.parts.embedder.embed([text])[0]),
         )
         return temp, {category: 1.0} if category else {}
 
@@ -161,7 +149,7 @@ class FactReader:
         anchors); the words left over are matched against relation names."""
         weight = self.config.vector_anchor_weight
         hints = question_hints(query)
-        vector = self.memory.embedder.embed([query])[0]
+        vector = self.parts.embedder.embed([query])[0]
         named = self.localiser.exact("facts/find_subjects", space, hints.phrases)
         subjects = {
             key: 0.5 if any(key != o and f" {key} " in f" {o} " for o in named) else 1.0
@@ -200,8 +188,8 @@ class FactReader:
     def localise_question(
         self, query: str | FactQuery, *, space: str | None = None
     ) -> Localisation:
-        space = self.memory.require_space(self._space(space))
-        self.memory.ensure_embedder_matches()
+        space = self.parts.require_space(self._space(space))
+        self.parts.ensure_embedder_matches()
         temp, categories = self.question_unit(space, query)
         localisation = self.localiser.localise(space, [temp], categories=categories)
         if localisation.micrographs or not isinstance(query, FactQuery):
@@ -209,7 +197,7 @@ class FactReader:
         # a structured subject with no MicroGraph: try the Subject names close to it
         key = self.subject_key(query.subject)
         near = self.localiser.subject_anchors(
-            space, key, self.memory.embedder.embed([query.subject])[0]
+            space, key, self.parts.embedder.embed([query.subject])[0]
         )
         if len(near) == 1:
             return localisation

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .keys import terms
-from .models import MemoryUnit, PathScore, TempUnit, UnitStatus
+from .models import MemoryUnit, TempUnit, UnitStatus
+from .results import PathScore
 
 
 @dataclass(frozen=True)

@@ -12,78 +12,44 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..deps import Parts
 from ..errors import InputError, LLMError
 from ..schema import now_ms
-from ..store.base import GraphStore
 from .config import FactConfig
-from .keys import terms
 from .llm_extract import extract_with_llm
 from .localise import Localiser
-from .models import (
-    AskResult,
-    DependencyChain,
-    Fact,
-    FactHit,
-    FactInput,
-    FactOutcome,
-    FactQuery,
-    HistoryEntry,
-    IngestReport,
-    Localisation,
-    MemoryUnit,
-    TempUnit,
-    UnitStatus,
-    UpdatePolicy,
-)
+from .models import Fact, FactInput, FactQuery, IngestReport, MemoryUnit
 from .parsing import normalise_all, parse_fact, read_facts_file
 from .patterns import parse_statements
 from .reader import FactReader
-from .rewrite import (
-    StatusChange,
-    StoredUnit,
-    SupporterRef,
-    plan_dependents,
-    plan_relation_level,
-    plan_slot,
-)
-
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
+from .results import AskResult, DependencyChain, FactHit, HistoryEntry, Localisation
+from .update import Updater
+from .writes import UnitWrites
 
 Progress = Callable[[int], None]
-Slot = tuple[str, str, str | None]
-
-
-def _stored(row: Mapping[str, Any]) -> StoredUnit:
-    return StoredUnit(
-        unit=MemoryUnit.from_row(row["unit"]),
-        supporters=tuple(SupporterRef.from_row(s) for s in row.get("supporters") or []),
-        superseded_by=tuple(str(x) for x in row.get("superseded_by") or []),
-        contests=tuple(str(x) for x in row.get("contests") or []),
-    )
 
 
 class FactService:
-    def __init__(self, memory: GraphMemory, config: FactConfig | None = None) -> None:
-        self.memory = memory
+    def __init__(self, parts: Parts, config: FactConfig | None = None) -> None:
+        self.parts = parts
         self.config = config or FactConfig()
-        self.reader = FactReader(memory, self.config)
+        self.reader = FactReader(parts, self.config)
         self._clock_lock = threading.Lock()
         self._last_time = 0
 
     # --- plumbing ----------------------------------------------------------------------------
     @property
-    def _store(self) -> GraphStore:
-        return self.memory.store
+    def localiser(self) -> Localiser:
+        return self.reader.localiser
 
     @property
-    def localiser(self) -> Localiser:
-        return Localiser(self.memory.store, self.config.localise)
+    def updater(self) -> Updater:
+        return Updater(UnitWrites(self.parts.store, self.parts.defaults.batch_size), self.config)
 
     def _space(self, space: str | None) -> str:
-        return space if space is not None else self.memory.settings.space
+        return space if space is not None else self.parts.defaults.space
 
     def _times(self, count: int) -> int:
         """A base time for a batch: facts without valid_from get base, base+1, ... so they are
@@ -138,11 +104,11 @@ class FactService:
             default_confidence=self.config.default_confidence,
             source_name=source_name,
         )
-        self.memory.ensure_space(space)
+        self.parts.ensure_space(space)
         existing = self._check_ids(space, batch, source_name)
         self._check_dependencies(space, batch, source_name)
         vectors = self._embed(batch)
-        outcomes = self._ingest(space, batch, existing, vectors, on_progress)
+        outcomes = self.updater.ingest(space, batch, existing, vectors, on_progress)
         return IngestReport(space, tuple(outcomes))
 
     def add_text(
@@ -159,14 +125,14 @@ class FactService:
         if not isinstance(text, str) or not text.strip():
             raise InputError("empty text", field="text")
         facts: list[FactInput] = []
-        llm = self.memory.llm if use_llm is not False else None
+        llm = self.parts.llm_for(self._space(space)) if use_llm is not False else None
         if use_llm and llm is None:
             raise InputError("no LLM is configured (GRAPHMEM_LLM=openai)", field="llm")
         if llm is not None:
             try:
                 facts, _ = extract_with_llm(llm, text, source=source)
             except LLMError:
-                if self.memory.settings.llm_fallback != "offline":
+                if self.parts.defaults.llm_fallback != "offline":
                     raise
                 facts = []
         if not facts:
@@ -253,338 +219,8 @@ class FactService:
                 [f.text for f in batch] + [f.subject for f in batch] + [f.category for f in batch]
             )
         )
-        vectors = self.memory.embedder.embed(texts)
+        vectors = self.parts.embedder.embed(texts)
         return dict(zip(texts, vectors, strict=True))
-
-    def _unit_row(
-        self, fact: Fact, status: UnitStatus, vectors: Mapping[str, list[float]]
-    ) -> dict[str, Any]:
-        props = {
-            "subject": fact.subject,
-            "subject_key": fact.subject_key,
-            "relation": fact.relation,
-            "relation_key": fact.relation_key,
-            "object": fact.object,
-            "object_key": fact.object_key,
-            "category": fact.category,
-            "category_key": fact.category_key,
-            "context": fact.context,
-            "context_key": fact.context_key,
-            "confidence": fact.confidence,
-            "status": status.value,
-            "valid_from": fact.valid_from,
-            "recorded_at": now_ms(),
-            "source": fact.source,
-            "text": fact.text,
-        }
-        return {
-            "id": fact.id,
-            "props": {k: v for k, v in props.items() if v is not None},
-            "embedding": vectors[fact.text],
-            "subject": fact.subject,
-            "subject_key": fact.subject_key,
-            "subject_embedding": vectors[fact.subject],
-            "category": fact.category,
-            "category_key": fact.category_key,
-            "category_embedding": vectors[fact.category],
-            "context": fact.context,
-            "context_key": fact.context_key,
-        }
-
-    def _write_units(self, space: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        self._store.write_batches(
-            "facts/write_units",
-            rows,
-            batch_size=self.memory.settings.batch_size,
-            params={"space": space, "now": now_ms()},
-        )
-
-    def _write_supports(self, space: str, edges: Sequence[tuple[str, str]]) -> None:
-        if edges:
-            self._store.write_batches(
-                "facts/write_supports",
-                [{"source": a, "target": b} for a, b in edges],
-                batch_size=self.memory.settings.batch_size,
-                params={"space": space, "now": now_ms()},
-            )
-
-    def _apply(self, space: str, changes: Sequence[StatusChange]) -> None:
-        """The single statement that makes an update visible (see apply_statuses.cypher)."""
-        if changes:
-            self._store.write(
-                "facts/apply_statuses",
-                {"space": space, "now": now_ms(), "changes": [c.as_row() for c in changes]},
-            )
-
-    def _slot_versions(
-        self, space: str, slots: Sequence[Slot], *, any_context: bool = False
-    ) -> dict[int, list[StoredUnit]]:
-        rows = self._store.read(
-            "facts/key_versions",
-            {
-                "space": space,
-                "any_context": any_context,
-                "keys": [
-                    {"index": i, "subject": s, "relation": r, "context": c}
-                    for i, (s, r, c) in enumerate(slots)
-                ],
-            },
-        )
-        found: dict[int, list[StoredUnit]] = {i: [] for i in range(len(slots))}
-        for row in rows:
-            found[int(row["key_index"])].append(_stored(row))
-        return found
-
-    def _ingest(
-        self,
-        space: str,
-        batch: Sequence[Fact],
-        existing: Mapping[str, MemoryUnit],
-        vectors: Mapping[str, list[float]],
-        on_progress: Progress | None,
-    ) -> list[FactOutcome]:
-        policy = self.config.policy
-        slots = [
-            (
-                f.subject_key,
-                f.relation_key,
-                None if policy == UpdatePolicy.RELATION_LEVEL else f.context_key,
-            )
-            for f in batch
-        ]
-        outcomes: dict[int, FactOutcome] = {}
-        # Facts that open a slot nothing else touches need no rewrite: write them in batches.
-        fast: list[int] = []
-        if policy == UpdatePolicy.APPEND_ONLY:
-            fast = list(range(len(batch)))
-        else:
-            occupied = self._occupied_slots(space, slots, policy)
-            counts: dict[Slot, int] = {}
-            for slot in slots:
-                counts[slot] = counts.get(slot, 0) + 1
-            fast = [
-                i
-                for i, f in enumerate(batch)
-                if not f.depends_on
-                and f.id not in existing
-                and counts[slots[i]] == 1
-                and not occupied[i]
-            ]
-        fast_set = set(fast)
-        for start in range(0, len(fast), self.memory.settings.batch_size):
-            chunk = fast[start : start + self.memory.settings.batch_size]
-            rows = [self._unit_row(batch[i], UnitStatus.ACTIVE, vectors) for i in chunk]
-            self._write_units(space, rows)
-            if policy == UpdatePolicy.APPEND_ONLY:
-                self._write_supports(
-                    space, [(d, batch[i].id) for i in chunk for d in batch[i].depends_on]
-                )
-            for i in chunk:
-                action = "unchanged" if batch[i].id in existing else "created"
-                outcomes[i] = FactOutcome(batch[i].id, batch[i].line, action, UnitStatus.ACTIVE)
-            if on_progress is not None:
-                on_progress(len(chunk))
-        for i, fact in enumerate(batch):
-            if i in fast_set:
-                continue
-            if policy == UpdatePolicy.RELATION_LEVEL:
-                outcomes[i] = self._update_relation_level(space, fact, existing, vectors)
-            else:
-                outcomes[i] = self._update(space, fact, existing, vectors)
-            if on_progress is not None:
-                on_progress(1)
-        return [outcomes[i] for i in range(len(batch))]
-
-    def _occupied_slots(
-        self, space: str, slots: Sequence[Slot], policy: UpdatePolicy
-    ) -> list[bool]:
-        occupied = [False] * len(slots)
-        size = self.memory.settings.batch_size
-        for start in range(0, len(slots), size):
-            chunk = slots[start : start + size]
-            found = self._slot_versions(
-                space, chunk, any_context=policy == UpdatePolicy.RELATION_LEVEL
-            )
-            for offset, units in found.items():
-                occupied[start + offset] = bool(units)
-        return occupied
-
-    # --- one update ----------------------------------------------------------------------------
-    @staticmethod
-    def temp_unit(fact: Fact, vectors: Mapping[str, list[float]]) -> TempUnit:
-        """The temporary unit of an update (§3.2), anchored on its own subject."""
-        return TempUnit(
-            subjects={fact.subject_key: 1.0},
-            relation_key=fact.relation_key,
-            relation_terms=terms(fact.relation),
-            category_key=fact.category_key,
-            context_key=fact.context_key,
-            moment=fact.valid_from,
-            text=fact.text,
-            embedding=tuple(vectors[fact.text]),
-            object_key=fact.object_key,
-        )
-
-    def localise_fact(
-        self, space: str, fact: Fact, vectors: Mapping[str, list[float]]
-    ) -> Localisation:
-        """Localisation of an update (§3.2). Its subject anchor is exact: a slot is (subject,
-        relation, context) by normalised key, so Subject nodes with a close name (the vector
-        anchors questions use) are never read or rewritten by an update. Its category is
-        anchored exactly and by vector match, which only ranks the subject's MicroGraphs."""
-        categories = self.localiser.category_anchors(
-            space, fact.category_key, vectors[fact.category]
-        )
-        return self.localiser.localise(
-            space, [self.temp_unit(fact, vectors)], categories=categories
-        )
-
-    def _update(
-        self,
-        space: str,
-        fact: Fact,
-        existing: Mapping[str, MemoryUnit],
-        vectors: Mapping[str, list[float]],
-    ) -> FactOutcome:
-        """Coordinated rewriting (§3.3) of one fact: localise, write the new unit as pending,
-        decide every status change, flip them in one statement."""
-        now = now_ms()
-        localisation = self.localise_fact(space, fact, vectors)
-        existed = fact.id in existing
-        # Step 1: the new unit and its dependency edges; `pending` keeps it out of the current
-        # view until the flip.
-        if not existed:
-            self._write_units(space, [self._unit_row(fact, UnitStatus.PENDING, vectors)])
-        self._write_supports(space, self._support_edges(space, fact))
-        # Step 2: intra-unit rewriting of the slot.
-        stored = self._slot_versions(space, [fact.key])[0]
-        plan = plan_slot(stored, margin=self.config.margin, accept=self.config.accept, now=now)
-        before = {s.unit.id: s.unit.status for s in stored}
-        changes = {c.id: c for c in plan.changes}
-        frontier = [
-            c.id
-            for c in plan.changes
-            if (before.get(c.id) == UnitStatus.ACTIVE) != (c.status == UnitStatus.ACTIVE)
-        ]
-        frontier += [old for old in plan.transfers if old not in frontier]
-        # Step 3: inter-unit rewriting, following dependents while statuses keep changing.
-        transfer_edges, dependents_read = self._inter_unit(
-            space, frontier, plan.transfers, changes, now
-        )
-        units_read = localisation.stats.units_read + len(stored) + dependents_read
-        # Step 4: carried-over dependency edges, then every status at once.
-        self._write_supports(space, transfer_edges)
-        self._apply(space, list(changes.values()))
-        final = {s.unit.id: s.unit.status for s in stored}
-        final.update({cid: c.status for cid, c in changes.items()})
-        status = final.get(fact.id, UnitStatus.PENDING)
-        if existed:
-            action = "unchanged"
-        elif status == UnitStatus.PENDING:
-            action = "pending"
-        elif status == UnitStatus.SUPERSEDED:
-            action = "historical"
-        else:
-            action = "created"
-        path = localisation.best
-        return FactOutcome(
-            id=fact.id,
-            line=fact.line,
-            action=action,
-            status=status,
-            superseded=tuple(
-                c.id
-                for c in changes.values()
-                if c.status == UnitStatus.SUPERSEDED and c.id != fact.id
-            ),
-            outdated=tuple(c.id for c in changes.values() if c.status == UnitStatus.OUTDATED),
-            reactivated=tuple(
-                c.id
-                for c in changes.values()
-                if c.status == UnitStatus.ACTIVE
-                and c.id != fact.id
-                and before.get(c.id) != UnitStatus.ACTIVE
-            ),
-            evidence_path=tuple(u.id for u in path.units) if path else (),
-            units_read=units_read,
-            localisation=localisation.stats,
-        )
-
-    def _inter_unit(
-        self,
-        space: str,
-        frontier: list[str],
-        transfers: Mapping[str, str],
-        changes: dict[str, StatusChange],
-        now: int,
-    ) -> tuple[list[tuple[str, str]], int]:
-        """Inter-unit rewriting (§3.3, eq. 10): read the dependents of the units whose status
-        changed, decide theirs, and go on from those that change (adding to `changes`).
-        Returns the carried-over SUPPORTS edges to write and how many units were read."""
-        effective = {c.id: (c.status, c.valid_to) for c in changes.values()}
-        edges: list[tuple[str, str]] = []
-        read = 0
-        for _ in range(self.config.max_cascade):
-            if not frontier:
-                break
-            rows = [
-                _stored(r)
-                for r in self._store.read("facts/dependents", {"space": space, "ids": frontier})
-            ]
-            read += len(rows)
-            extra: dict[str, list[str]] = {}
-            for d in rows:
-                for ref in d.supporters:
-                    if ref.id in transfers:
-                        extra.setdefault(d.unit.id, []).append(transfers[ref.id])
-                        edges.append((transfers[ref.id], d.unit.id))
-            frontier = []
-            for change in plan_dependents(
-                rows, effective=effective, extra_supporters=extra, now=now
-            ):
-                if changes.get(change.id) == change:
-                    continue
-                changes[change.id] = change
-                effective[change.id] = (change.status, change.valid_to)
-                frontier.append(change.id)
-        return sorted(set(edges)), read
-
-    def _support_edges(self, space: str, fact: Fact) -> list[tuple[str, str]]:
-        """depends_on as edges, plus edges from the units that re-assert a supporter's value
-        since it was superseded (so the arrival order of a re-assertion does not matter)."""
-        edges = [(d, fact.id) for d in fact.depends_on]
-        if fact.depends_on:
-            rows = self._store.read(
-                "facts/value_heads", {"space": space, "ids": list(fact.depends_on)}
-            )
-            edges += [(str(r["head"]), fact.id) for r in rows]
-        return sorted(set(edges))
-
-    def _update_relation_level(
-        self,
-        space: str,
-        fact: Fact,
-        existing: Mapping[str, MemoryUnit],
-        vectors: Mapping[str, list[float]],
-    ) -> FactOutcome:
-        """Baseline: overwrite whatever is active for (subject, relation)."""
-        existed = fact.id in existing
-        if not existed:
-            self._write_units(space, [self._unit_row(fact, UnitStatus.PENDING, vectors)])
-            self._write_supports(space, [(d, fact.id) for d in fact.depends_on])
-        stored = self._slot_versions(
-            space, [(fact.subject_key, fact.relation_key, None)], any_context=True
-        )[0]
-        changes = plan_relation_level(stored, fact.id, at=fact.valid_from)
-        self._apply(space, changes)
-        return FactOutcome(
-            id=fact.id,
-            line=fact.line,
-            action="unchanged" if existed else "created",
-            status=UnitStatus.ACTIVE,
-            superseded=tuple(c.id for c in changes if c.status == UnitStatus.SUPERSEDED),
-            units_read=len(stored),
-        )
 
     # --- reading (FactReader) ------------------------------------------------------------------
     def get(self, unit_id: str, *, space: str | None = None) -> MemoryUnit:

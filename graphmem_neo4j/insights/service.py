@@ -405,7 +405,7 @@ class InsightService:
         )
 
     def _decide(self, task: ControllerInput, space: str, allowed: frozenset[str]) -> ControllerPlan:
-        llm = self.memory.llm
+        llm = self.memory.llm_for(space)
         if llm is not None:
             try:
                 plan = restrict(llm_plan(llm, task), allowed)

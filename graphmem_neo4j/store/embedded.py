@@ -8,6 +8,10 @@ It requires a generated password kept in a 0600 file, and persists with an appen
 (`appendfsync everysec`). A write the client saw acknowledged has been
 written to the AOF through write(2) before the reply, so it survives `kill -9` of the server;
 only an OS crash or power loss can lose the last second (the fsync interval).
+
+One module because starting, adopting, replacing and stopping the server are one protocol
+over the same files (the lock, the socket, the password, the pid): each step must see the
+others' invariants.
 """
 
 from __future__ import annotations

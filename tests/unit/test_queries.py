@@ -3,7 +3,7 @@ import re
 import pytest
 
 from graphmem_neo4j.errors import QueryNotFound
-from graphmem_neo4j.queries import load_query, queries_for, query_files
+from graphmem_neo4j.queries import for_falkordb, load_query, queries_for, query_files
 
 
 def test_variant_files_win_over_the_shared_file() -> None:
@@ -15,6 +15,33 @@ def test_variant_files_win_over_the_shared_file() -> None:
 
 def test_shared_file_serves_both_dialects() -> None:
     assert load_query("core/get_meta", "neo4j") == load_query("core/get_meta", "falkordb")
+
+
+@pytest.mark.parametrize(
+    ("neo4j", "falkordb"),
+    [
+        ("SET n.embedding = toFloatList(row.embedding)", "SET n.embedding = vecf32(row.embedding)"),
+        (
+            "RETURN 2 * vector.similarity.cosine(u.embedding, toFloatList($v)) - 1 AS s",
+            "RETURN 2 * (1 - vec.cosineDistance(u.embedding, vecf32($v)) / 2) - 1 AS s",
+        ),
+        (  # nested calls and a parenthesis in a string stay whole
+            "RETURN vector.similarity.cosine(f(a, ')'), g(b)) AS x, ')' AS y",
+            "RETURN (1 - vec.cosineDistance(f(a, ')'), g(b)) / 2) AS x, ')' AS y",
+        ),
+        ("RETURN n.toFloatListing AS x", "RETURN n.toFloatListing AS x"),
+    ],
+)
+def test_a_shared_query_says_vectors_once_for_both_engines(neo4j: str, falkordb: str) -> None:
+    assert for_falkordb(neo4j) == falkordb
+
+
+def test_shared_vector_queries_reach_falkordb_rewritten() -> None:
+    neo = load_query("recall/turn_similarity", "neo4j")
+    assert "vector.similarity.cosine" in neo and "toFloatList($embedding)" in neo
+    falkor = load_query("recall/turn_similarity", "falkordb")
+    assert "vec.cosineDistance" in falkor and "vecf32($embedding)" in falkor
+    assert "toFloatList" not in falkor and "vector.similarity" not in falkor
 
 
 @pytest.mark.parametrize("name", ["core/nope", "nolayer", "../etc/passwd", "core/../x", "Core/X"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from graphmem_neo4j.queries import load_query
+from graphmem_neo4j.queries import for_falkordb, load_query
 from graphmem_neo4j.schema import LAYERS, labels, migrations, relationships
 from graphmem_neo4j.schema_types import snake
 
@@ -50,6 +50,29 @@ def test_embedding_labels_store_vectors_with_vecf32_on_falkordb() -> None:
     for label in labels().values():
         if label.embedding:
             assert "vecf32" in load_query(label.import_query, "falkordb"), label.name
+
+
+NODE_IMPORT = """UNWIND $rows AS row
+MERGE (n:{label} {{space: $space, id: row.id}})
+SET n += row.props
+RETURN count(n) AS written"""
+NODE_IMPORT_WITH_VECTOR = """UNWIND $rows AS row
+MERGE (n:{label} {{space: $space, id: row.id}})
+SET n += row.props, n.embedding = null
+WITH n, row
+SET n.embedding = CASE WHEN row.embedding IS NULL THEN null ELSE toFloatList(row.embedding) END
+RETURN count(n) AS written"""
+
+
+def test_node_imports_are_one_query_in_two_shapes() -> None:
+    """The node import files differ only by their label (Cypher cannot take a label as a
+    parameter): one shape for labels with a vector, one without; one file for both engines."""
+    for label in labels().values():
+        template = NODE_IMPORT_WITH_VECTOR if label.embedding else NODE_IMPORT
+        text = load_query(label.import_query, "neo4j")
+        code = "\n".join(line for line in text.splitlines() if not line.startswith("//"))
+        assert code.strip() == template.format(label=label.name), label.name
+        assert load_query(label.import_query, "falkordb") == for_falkordb(text), label.name
 
 
 def test_migrations_are_numbered_in_their_layer_range_and_their_queries_exist() -> None:

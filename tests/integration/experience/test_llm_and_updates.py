@@ -119,8 +119,8 @@ def test_an_exploration_moves_to_the_expert_closest_to_it(memory: GraphMemory, s
 
 
 def test_cross_task_edges_follow_the_nearest_neighbours(memory: GraphMemory, space: str) -> None:
-    memory.experience.neighbours = 1
-    memory.experience.min_similarity = -1.0
+    memory.experience.learner.neighbours = 1
+    memory.experience.learner.min_similarity = -1.0
     base = potato("e-1", "cabinet 2")
     far = replace(base, id="far", task="warm a potato up, then place it in some cabinet.")
     near = replace(base, id="near", task="heat a potato and put it in fridge.")

@@ -39,7 +39,7 @@ def test_the_support_subgraph_holds_at_most_kg_micrographs(memory: GraphMemory, 
     memory.facts.add_facts(
         [fact("Zed", f"rel_{i}", f"v{i}", f"cat{i}") for i in range(6)], space=space
     )
-    narrow = FactService(memory, FactConfig(localise=LocaliseConfig(kg=2, kp=24)))
+    narrow = FactService(memory.parts, FactConfig(localise=LocaliseConfig(kg=2, kp=24)))
     loc = narrow.localise_question(FactQuery(subject="Zed", relation="rel_3"), space=space)
     assert loc.stats.candidate_micrographs == 6 and loc.stats.micrographs == 2
     assert ("zed", "cat3") in {(s, c) for s, c, _ in loc.micrographs}
@@ -62,7 +62,7 @@ def test_paths_follow_dependencies_up_to_h_hops(memory: GraphMemory, space: str)
     assert ("s1",) in chains and ("s1", "s2", "s3", "s4") in chains
     assert max(len(c) for c in chains) == 4  # h = 3 hops
     assert all(len(p.edges) == len(p.units) - 1 for p in loc.paths)
-    short = FactService(memory, FactConfig(localise=LocaliseConfig(h=1, kp=3)))
+    short = FactService(memory.parts, FactConfig(localise=LocaliseConfig(h=1, kp=3)))
     loc1 = short.localise_question(FactQuery(subject="Ann", relation="step"), space=space)
     assert len(loc1.paths) == 3 and max(len(p.units) for p in loc1.paths) == 2
 

@@ -214,11 +214,11 @@ def test_baseline_policies(memory: GraphMemory, space: str) -> None:
         fact("Fay", "lives_in", "Nice", id="f2", valid_from="2020", context="summer"),
         fact("Fay", "lives_in", "Rome", id="f3", valid_from="2021", confidence=0.3),
     ]
-    append = FactService(memory, FactConfig(policy=UpdatePolicy.APPEND_ONLY))
+    append = FactService(memory.parts, FactConfig(policy=UpdatePolicy.APPEND_ONLY))
     append.add_facts(facts, space=space)
     assert {u.id for u in memory.facts.current("Fay", space=space)} == {"f1", "f2", "f3"}
     other = space + "-rl"
-    relation = FactService(memory, FactConfig(policy=UpdatePolicy.RELATION_LEVEL))
+    relation = FactService(memory.parts, FactConfig(policy=UpdatePolicy.RELATION_LEVEL))
     relation.add_facts(facts, space=other)
     assert {u.id for u in memory.facts.current("Fay", space=other)} == {"f3"}
     coordinated = space + "-co"

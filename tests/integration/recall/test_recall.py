@@ -8,7 +8,7 @@ import pytest
 from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.recall import RecallService
-from graphmem_neo4j.recall_models import SECTION_TITLES, RecallConfig
+from graphmem_neo4j.recall.models import SECTION_TITLES, RecallConfig
 from graphmem_neo4j.tokens import estimate_tokens
 
 from .conftest import nodes, relationships
@@ -162,7 +162,8 @@ def test_weights_move_a_layer_out(filled: GraphMemory, space: str) -> None:
     config = RecallConfig(
         weights={"conversation": 0.0, "facts": 1.0, "insights": 1.0, "experience": 1.0}
     )
-    result = RecallService(filled, config).recall(QUESTION, space=space, budget_tokens=3000)
+    service = RecallService(filled.parts, filled, config)
+    result = service.recall(QUESTION, space=space, budget_tokens=3000)
     assert "conversation" not in {i.layer for i in result.items}
     assert result.below_min_score > 0
 

@@ -44,17 +44,19 @@ def test_stems_join_word_forms() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "iso"),
+    ("text", "epoch_ms", "iso"),
     [
-        ("2021", "2021-01-01T00:00:00Z"),
-        ("2021-03", "2021-03-01T00:00:00Z"),
-        ("2021-03-04", "2021-03-04T00:00:00Z"),
-        ("2021-03-04T10:30:00Z", "2021-03-04T10:30:00Z"),
-        ("2021-03-04T12:30:00+02:00", "2021-03-04T10:30:00Z"),
+        # epoch milliseconds worked out independently (calendar.timegm(...) * 1000)
+        ("2021", 1_609_459_200_000, "2021-01-01T00:00:00Z"),
+        ("2021-03", 1_614_556_800_000, "2021-03-01T00:00:00Z"),
+        ("2021-03-04", 1_614_816_000_000, "2021-03-04T00:00:00Z"),
+        ("2021-03-04T10:30:00Z", 1_614_853_800_000, "2021-03-04T10:30:00Z"),
+        ("2021-03-04T12:30:00+02:00", 1_614_853_800_000, "2021-03-04T10:30:00Z"),
     ],
 )
-def test_iso_times_become_epoch_milliseconds(text: str, iso: str) -> None:
-    assert format_time(parse_time(text)) == iso
+def test_iso_times_become_epoch_milliseconds(text: str, epoch_ms: int, iso: str) -> None:
+    assert parse_time(text) == epoch_ms  # seconds, or a local-time reading, would differ
+    assert format_time(epoch_ms) == iso
 
 
 @pytest.mark.parametrize("text", ["yesterday", "2021-13", "03/04/2021", ""])

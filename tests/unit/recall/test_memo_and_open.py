@@ -11,7 +11,7 @@ import pytest
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.errors import ConfigError
 from graphmem_neo4j.memory import GraphMemory
-from graphmem_neo4j.recall_cache import MAX_TEXTS_PER_CALL, QueryMemo
+from graphmem_neo4j.recall.cache import MAX_TEXTS_PER_CALL, QueryMemo
 from graphmem_neo4j.settings import Settings
 
 

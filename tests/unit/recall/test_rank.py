@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem_neo4j.recall_models import SECTION_TITLES, Candidate, RecallConfig, Scored
-from graphmem_neo4j.recall_rank import (
+from graphmem_neo4j.recall.models import SECTION_TITLES, Candidate, RecallConfig, Scored
+from graphmem_neo4j.recall.rank import (
     calibrate,
     deduplicate,
     one_line,

@@ -19,6 +19,7 @@ from graphmem_neo4j.tokens import (
     UsageLedger,
     estimate_tokens,
     layer_of,
+    tally,
     usage_rows,
 )
 
@@ -89,10 +90,11 @@ class StubLLM:
 def test_metered_llm_records_every_response_with_its_layer() -> None:
     seen: list[tuple[str, LLMUsage]] = []
     inner = StubLLM([(10, 3, False), (12, 4, True)])
-    llm = MeteredLLM(inner, lambda layer, usage: seen.append((layer, usage)))
-    answer = llm.complete_json(system="s", user="u", schema=Answer)
+    llm = MeteredLLM(inner, lambda space, layer, usage: seen.append((f"{space}/{layer}", usage)))
+    with tally() as counted:
+        answer = llm.for_space("s1").complete_json(system="s", user="u", schema=Answer)
     assert isinstance(answer, Answer) and answer.ok
-    assert [layer for layer, _ in seen] == ["other", "other", "other"]
+    assert [where for where, _ in seen] == ["s1/other", "s1/other", "s1/other"]
     total = sum((u for _, u in seen), LLMUsage())
     assert total == LLMUsage(calls=2, failures=1, prompt_tokens=22, completion_tokens=7)
     # the client's own counter is unchanged in meaning
@@ -103,15 +105,19 @@ def test_metered_llm_records_every_response_with_its_layer() -> None:
         "failures": 1,
     }
     assert llm.usage is inner.usage
+    assert counted.usage == total
+    inner.responses.append((1, 1, True))
+    llm.complete_json(system="s", user="u", schema=Answer)  # unbound: space "" (the default)
+    assert seen[-1][0] == "/other"
 
 
-def test_the_layer_is_kept_per_thread() -> None:
+def test_the_layer_and_space_are_kept_per_thread() -> None:
     seen: list[str] = []
     lock = threading.Lock()
 
-    def record(layer: str, usage: LLMUsage) -> None:
+    def record(space: str, layer: str, usage: LLMUsage) -> None:
         with lock:
-            seen.append(layer)
+            seen.append(f"{space}/{layer}")
 
     class Slow(StubLLM):
         def complete_json(self, *, system: str, user: str, schema: type[BaseModel]) -> BaseModel:
@@ -122,18 +128,36 @@ def test_the_layer_is_kept_per_thread() -> None:
     barrier = threading.Barrier(2)
     llm = MeteredLLM(Slow([]), record)
 
-    def ask(schema: type[BaseModel]) -> None:
-        llm.complete_json(system="", user="", schema=schema)
+    spent: dict[str, LLMUsage] = {}
+
+    def ask(space: str, schema: type[BaseModel]) -> None:
+        with tally() as counted:
+            llm.for_space(space).complete_json(system="", user="", schema=schema)
+        spent[space] = counted.usage
 
     threads = [
-        threading.Thread(target=ask, args=(schema,))
-        for schema in (ExtractedUnits, ControllerAnswer)
+        threading.Thread(target=ask, args=(space, schema))
+        for space, schema in (("a", ExtractedUnits), ("b", ControllerAnswer))
     ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(seen) == ["facts", "insights"]
+    assert sorted(seen) == ["a/facts", "b/insights"]
+    one_call = LLMUsage(calls=1, prompt_tokens=1, completion_tokens=1)
+    assert spent == {"a": one_call, "b": one_call}  # each call counts only its own
+
+
+def test_a_tally_counts_calls_its_bound_client_makes_on_other_threads() -> None:
+    llm = MeteredLLM(StubLLM([(5, 1, True)]), lambda space, layer, usage: None)
+    with tally() as counted:
+        bound = llm.for_space("s")  # bound inside the call ...
+    worker = threading.Thread(  # ... used by a worker thread, as ingestion pipelines do
+        target=lambda: bound.complete_json(system="", user="", schema=Answer)
+    )
+    worker.start()
+    worker.join()
+    assert counted.usage == LLMUsage(calls=1, prompt_tokens=5, completion_tokens=1)
 
 
 def test_usage_rows_put_layers_in_fixed_columns() -> None:

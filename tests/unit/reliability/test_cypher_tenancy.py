@@ -27,8 +27,70 @@ NODE = re.compile(r"(?<![\w\]])\((\w*)\s*(?::\s*(\w+))?\s*(\{[^}]*\})?\s*\)")
 STEP = re.compile(
     r"\s*<?-\s*(?:\[[^\]]*\])?\s*->?\s*\((?P<var>\w*)\s*(?::\s*\w+)?\s*(?P<props>\{[^}]*\})?\s*\)"
 )
-LABEL = re.compile(r"\(\s*\w*\s*:\s*(\w+)")
-REL_TYPE = re.compile(r"\[\s*\w*\s*:\s*(\w+)")
+# a label or type expression: `:A`, `:A:B`, `:A|B`, `:A|:B`, `:A&B`, `:!A`
+LABEL = re.compile(r"\(\s*\w*\s*:\s*(!?\w+(?:\s*[:|&]\s*!?\w+)*)")
+REL_TYPE = re.compile(r"\[\s*\w*\s*:\s*(!?\w+(?:\s*\|\s*:?\s*!?\w+)*)")
+CLAUSE = re.compile(
+    r"\b(?:RETURN|WITH|MATCH|OPTIONAL|UNWIND|CALL|SET|MERGE|CREATE|DELETE|DETACH|REMOVE|"
+    r"FOREACH|ORDER|LIMIT|SKIP|YIELD|UNION|ON)\b|[{}]"
+)
+
+
+def labels_in(code: str) -> set[str]:
+    return {name for m in LABEL.finditer(code) for name in re.findall(r"\w+", m.group(1))}
+
+
+def types_in(code: str) -> set[str]:
+    return {name for m in REL_TYPE.finditer(code) for name in re.findall(r"\w+", m.group(1))}
+
+
+BOOL = {"AND", "OR", "XOR", "NOT", "WHERE"}
+
+
+def _depth(text: str) -> int:
+    """Parentheses and brackets left open at the end of `text`."""
+    return sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+
+
+def _filters_every_row(code: str, at: int) -> bool:
+    """Whether the condition at `at` must hold for every row: it sits in a WHERE clause, at
+    a level (the clause, or a parenthesised group of it) joined only by AND, not under NOT,
+    and not inside a function call, a list or a CASE."""
+    where = max((m.end() for m in re.finditer(r"\bWHERE\b", code[:at])), default=-1)
+    if where < 0 or CLAUSE.search(code, where, at):
+        return False
+    if _depth(code[:where]) > 0:
+        return False  # the WHERE of a list or pattern comprehension, or of any()/all()
+    end = CLAUSE.search(code, at)
+    clause = code[where : end.start() if end else len(code)]
+    pos = at - where
+    # the groups enclosing the condition, innermost last
+    opened: list[int] = []
+    for i, ch in enumerate(clause[:pos]):
+        if ch in "([":
+            opened.append(i)
+        elif ch in ")]" and opened:
+            opened.pop()
+    starts = [0, *(i + 1 for i in opened)]
+    for start in starts:
+        call = re.search(r"(\w+)\s*\($", clause[:start])
+        if start and (clause[start - 1] == "[" or (call and call.group(1).upper() not in BOOL)):
+            return False  # a list, or the argument of a function
+        # the text of this level: nested groups blanked out
+        depth, level = 0, []
+        for ch in clause[start:]:
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                if depth == 0:
+                    break
+                depth -= 1
+            level.append(ch if depth == 0 else " ")
+        text = "".join(level)
+        if re.search(r"\b(?:OR|XOR|CASE)\b", text, re.I):
+            return False
+    head = clause[:pos]
+    return re.search(r"\bNOT\s*\(*\s*$", head, re.I) is None
 
 
 def _queries() -> list[tuple[str, Dialect]]:
@@ -57,7 +119,10 @@ def _scoped(var: str, props: str | None, code: str, before: str) -> bool:
     UNWIND or WITH, which the check of that clause covers)."""
     if props and re.search(r"\bspace\s*:\s*\$space\b", props):
         return True
-    if var and re.search(rf"\b{var}\.space\s*=\s*\$space\b", code):
+    if var and any(
+        _filters_every_row(code, m.start())
+        for m in re.finditer(rf"\b{var}\.space\s*=\s*\$space\b", code)
+    ):
         return True
     return bool(var) and re.search(rf"\b{var}\b", before) is not None  # Cypher binds first
 
@@ -100,6 +165,14 @@ def unscoped_patterns(code: str) -> list[str]:
         ("MATCH (x)<-[:R]-(y:Turn {space: $space, id: 1}) RETURN x", []),
         ("MATCH (n) WHERE n.space = $space RETURN n", []),
         ("MATCH (i {space: $space}) UNWIND [i] AS v MATCH (v)-[:R]->(w) RETURN w", []),
+        # a filter on the space is no scope unless every row must pass it
+        ("MATCH (n) WHERE n.space = $space OR n.shared RETURN n", ["(n)"]),
+        ("MATCH (n) WHERE n.id = $id AND (n.space = $space OR $all) RETURN n", ["(n)"]),
+        ("MATCH (n) WHERE NOT n.space = $space RETURN n", ["(n)"]),
+        ("MATCH (n) WHERE any(x IN [1] WHERE n.space = $space) RETURN n", ["(n)"]),
+        ("MATCH (n) SET n.space = $space RETURN n", ["(n)"]),
+        ("MATCH (n) WHERE n.id = $id AND (n.space = $space) RETURN n", []),
+        ("MATCH (n) WHERE n.id = $id\n  AND n.space = $space RETURN n", []),
     ],
 )
 def test_the_scope_check_finds_unscoped_patterns(code: str, unscoped: list[str]) -> None:
@@ -117,10 +190,29 @@ def test_every_query_is_scoped_to_its_space(name: str, dialect: Dialect) -> None
     assert unscoped_patterns(code) == [], name
 
 
+@pytest.mark.parametrize(
+    ("code", "found_labels", "found_types"),
+    [
+        ("MATCH (a:Turn)-[:NEXT|BOGUS]->(b) RETURN b", {"Turn"}, {"NEXT", "BOGUS"}),
+        (
+            "MATCH (a)-[r:NEXT | :BOGUS*1..2]->(b:Entity:Bogus) RETURN b",
+            {"Entity", "Bogus"},
+            {"NEXT", "BOGUS"},
+        ),
+        ("MATCH (a:Turn|Bogus {space: $space}) RETURN a", {"Turn", "Bogus"}, set()),
+    ],
+)
+def test_every_label_and_type_of_a_pattern_is_read(
+    code: str, found_labels: set[str], found_types: set[str]
+) -> None:
+    assert labels_in(code) == found_labels
+    assert types_in(code) == found_types
+
+
 def test_labels_and_types_in_cypher_come_from_the_registry() -> None:
     known_labels = set(labels()) | set(SYSTEM_LABELS)
     known_types = set(relationships())
     for name, dialect in _queries():
         code = _code(name, dialect)
-        assert set(LABEL.findall(code)) <= known_labels, name
-        assert set(REL_TYPE.findall(code)) <= known_types, name
+        assert labels_in(code) <= known_labels, name
+        assert types_in(code) <= known_types, name

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .insights.models import RetrievalParams
-from .tokens import LAYERS, Layer, TokenCounter, estimate_tokens
+from ..insights.models import RetrievalParams
+from ..tokens import LAYERS, Layer, TokenCounter, estimate_tokens
 
 SECTION_TITLES: dict[str, str] = {
     "facts": "## Facts (current values, from evidence paths)",

@@ -3,7 +3,7 @@
 UNWIND $probes AS probe
 MATCH (c:Category {space: $space})
 WHERE c.embedding IS NOT NULL
-WITH probe, c, 1 - vec.cosineDistance(c.embedding, vecf32(probe.embedding)) AS similarity
+WITH probe, c, 2 * vector.similarity.cosine(c.embedding, toFloatList(probe.embedding)) - 1 AS similarity
 WHERE similarity >= $min_similarity
 WITH probe, c, similarity
 ORDER BY similarity DESC, c.id

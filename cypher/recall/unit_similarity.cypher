@@ -2,4 +2,4 @@
 UNWIND $ids AS id
 MATCH (u:MemoryUnit {space: $space, id: id})
 WHERE u.embedding IS NOT NULL
-RETURN u.id AS id, 1 - vec.cosineDistance(u.embedding, vecf32($embedding)) AS similarity
+RETURN u.id AS id, 2 * vector.similarity.cosine(u.embedding, toFloatList($embedding)) - 1 AS similarity

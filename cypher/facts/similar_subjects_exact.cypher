@@ -3,7 +3,7 @@
 UNWIND $probes AS probe
 MATCH (s:Subject {space: $space})
 WHERE s.embedding IS NOT NULL
-WITH probe, s, 2 * vector.similarity.cosine(s.embedding, probe.embedding) - 1 AS similarity
+WITH probe, s, 2 * vector.similarity.cosine(s.embedding, toFloatList(probe.embedding)) - 1 AS similarity
 WHERE similarity >= $min_similarity
 WITH probe, s, similarity
 ORDER BY similarity DESC, s.id

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
-from .embedder import Embedder
+from ..embedder import Embedder
 
 MAX_TEXTS_PER_CALL = 8
 """Only calls this small are memoised: queries, not ingestion batches."""

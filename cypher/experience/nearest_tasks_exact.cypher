@@ -3,7 +3,7 @@
 UNWIND $probes AS probe
 MATCH (t:Task {space: $space})
 WHERE t.embedding IS NOT NULL AND NOT t.id IN $exclude AND (t.has_expert = true OR NOT $experts_only)
-WITH probe, t, 1 - vec.cosineDistance(t.embedding, vecf32(probe.embedding)) AS similarity
+WITH probe, t, 2 * vector.similarity.cosine(t.embedding, toFloatList(probe.embedding)) - 1 AS similarity
 ORDER BY similarity DESC, t.id
 WITH probe, collect({id: t.id, embedding: CASE WHEN $with_vectors THEN t.embedding END, text: t.text, insights: t.insights, workflow: t.workflow, trajectories: t.trajectories, similarity: similarity})[..$k] AS hits
 RETURN probe.key AS key, hits

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from .facts.keys import terms as stems
-from .fulltext import terms
-from .recall_models import (
+from ..facts.keys import terms as stems
+from ..fulltext import terms
+from .models import (
     SECTION_TITLES,
     Candidate,
     Packing,

@@ -3,7 +3,7 @@
 UNWIND $probes AS probe
 MATCH (u:MemoryUnit {space: $space})
 WHERE u.embedding IS NOT NULL AND u.status = 'active'
-WITH probe, u, 2 * vector.similarity.cosine(u.embedding, probe.embedding) - 1 AS similarity
+WITH probe, u, 2 * vector.similarity.cosine(u.embedding, toFloatList(probe.embedding)) - 1 AS similarity
 WHERE similarity >= $min_similarity
 WITH probe, u, similarity
 ORDER BY similarity DESC, u.id

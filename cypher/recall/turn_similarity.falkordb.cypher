@@ -1,5 +1,0 @@
-// Cosine of the query with each candidate turn's embedding: recall's common relevance scale.
-UNWIND $ids AS id
-MATCH (t:Turn {space: $space, id: id})
-WHERE t.embedding IS NOT NULL
-RETURN t.id AS id, 1 - vec.cosineDistance(t.embedding, vecf32($embedding)) AS similarity
