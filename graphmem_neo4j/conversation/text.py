@@ -280,7 +280,7 @@ def asks_for_several(question: str) -> bool:
     for token in tokens[1:4]:
         if token in _AUX:
             break
-        if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
-            if token not in _NOT_PLURAL:
-                return True
+        plural = len(token) > 3 and token.endswith("s") and not token.endswith("ss")
+        if plural and token not in _NOT_PLURAL:
+            return True
     return False
