@@ -114,6 +114,7 @@ class Table:
         self.rows: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         # system -> (conversation, category, R@10) per question: what cross-validation reads
         self.questions: dict[str, list[tuple[str, int, float]]] = defaultdict(list)
+        self.hits: dict[str, dict[tuple[str, str], list[str]]] = defaultdict(dict)
 
     def add(
         self,
@@ -175,6 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-baselines", action="store_true")
     parser.add_argument(
+        "--coreference",
+        action="store_true",
+        help="ingest with coreference for pronoun-led turns (coref.py; off by default)",
+    )
+    parser.add_argument(
         "--ablation",
         action="store_true",
         help="also run hybrid without each of its signals (speaker, context, graph, lexical, "
@@ -230,6 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             with GraphMemory(settings, embedder=embedder) as memory:
                 memory.init()
                 service = memory.conversation
+                if args.coreference:
+                    service.config = replace(service.config, coreference=True)
                 for space, turns in groups:
                     started = time.perf_counter()
                     report = service.add_turns(turns, space=space, forget_every=args.forget_every)
@@ -251,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             latency[mode].append(time.perf_counter() - t0)
                             hits = [h.turn_id for h in result.hits]
                             table.add(mode, q["category"], hits, q["evidence"], space)
+                            table.hits[mode][space, q["question"]] = hits
                     variants: dict[str, ConversationConfig] = {}
                     if args.ablation:
                         variants.update(ablations(service.config))
@@ -259,12 +268,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if variants:
                         # Same store, same model; query vectors are memoised across variants
                         # (the variants are not timed).
+                        # A variant equal to one already run is not searched again.
                         memo = GraphMemory(settings, store=memory.store, embedder=Memo(embedder))
+                        done: dict[ConversationConfig, list[list[str]]] = {}
+                        if "hybrid" in modes:
+                            done[service.config] = [
+                                table.hits["hybrid"][space, q["question"]] for q in qs
+                            ]
                         for name, variant in variants.items():
-                            other = ConversationService(memo, variant)
-                            for q in qs:
-                                result = other.search(q["question"], space=space, k=10, touch=False)
-                                hits = [h.turn_id for h in result.hits]
+                            if variant not in done:
+                                other = ConversationService(memo, variant)
+                                done[variant] = [
+                                    [
+                                        h.turn_id
+                                        for h in other.search(
+                                            q["question"], space=space, k=10, touch=False
+                                        ).hits
+                                    ]
+                                    for q in qs
+                                ]
+                            for q, hits in zip(qs, done[variant], strict=True):
                                 table.add(name, q["category"], hits, q["evidence"], space)
                     if not args.no_baselines:
                         baselines(embedder, turns, qs, table)
@@ -339,26 +362,23 @@ def ablations(config: ConversationConfig) -> dict[str, ConversationConfig]:
         "hybrid -entity graph": variant(graph=0.0),
         "hybrid -spread": variant(spread=0.0),
         "hybrid spread always": variant(spread_only_several=False),
-        "hybrid spread any spkr": variant(spread_speakers=False),
         "hybrid -speaker several": variant(speaker_several=w.speaker),
         "hybrid +diversity 0.2": variant(diversity=0.2),
-        "hybrid -speaker": variant(speaker=0.0, speaker_several=0.0),
-        "hybrid -context": variant(previous=0.0, following=0.0),
-        "hybrid -fulltext": variant(lexical=0.0),
-        "hybrid -vector": variant(dense=0.0),
     }
 
 
-GRID = {"spread": (0.0, 0.3, 0.6), "seeds": (5, 10), "speaker_several": (0.15, 0.5)}
+GRID_SPREAD = (0.0, 0.3, 0.6)
+GRID_SEEDS = (5,)
+GRID_SPEAKER = (0.15, 0.5)
 
 
 def cv_grid(config: ConversationConfig) -> dict[str, ConversationConfig]:
     """The graph constants' grid (spread weight, seed turns, speaker boost for questions
     asking for several facts); a zero spread makes the seed count moot."""
     out: dict[str, ConversationConfig] = {}
-    for spread in GRID["spread"]:
-        for seeds in GRID["seeds"] if spread else GRID["seeds"][:1]:
-            for boost in GRID["speaker_several"]:
+    for spread in GRID_SPREAD:
+        for seeds in GRID_SEEDS if spread else GRID_SEEDS[:1]:
+            for boost in GRID_SPEAKER:
                 weights = replace(config.weights, spread=spread, seeds=seeds, speaker_several=boost)
                 out[f"cv spread={spread} seeds={seeds} spk={boost}"] = replace(
                     config, weights=weights
@@ -399,7 +419,11 @@ def cross_validate(table: Table, spaces: Sequence[str]) -> None:
     held_out: list[tuple[str, int, float]] = []
     print("\nleave-one-conversation-out (grid: spread x seeds x speaker boost, several facts)")
     for space in spaces:
-        chosen = max(sorted(grid), key=lambda n, x=space: mean(grid[n], lambda s, c: s != x))
+
+        def training(name: str, held: str = space) -> float:
+            return mean(grid[name], lambda s, c: s != held)
+
+        chosen = max(sorted(grid), key=training)
         rows = [r for r in grid[chosen] if r[0] == space]
         held_out += rows
         print(

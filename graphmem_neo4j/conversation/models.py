@@ -251,6 +251,6 @@ class ConversationConfig:
     weights: FusionWeights = field(default_factory=FusionWeights)
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
     batch_size: int = 256
-    coreference: bool = True
+    coreference: bool = False
     """A turn opening with a pronoun also mentions the entities of its speaker's previous
-    turn (coref.py)."""
+    turn (coref.py). Off: on LoCoMo dev it did not raise recall (docs/conversation.md)."""

@@ -56,6 +56,7 @@ def test_spreading_reaches_turns_sharing_entities_in_other_sessions(
 def test_a_pronoun_led_turn_mentions_what_its_speaker_just_mentioned(
     memory: GraphMemory, space: str
 ) -> None:
+    memory.conversation.config = ConversationConfig(coreference=True)
     load(memory, space)
     reached = spread(memory, space)
     assert "s1-t3" in reached  # "They loved ..." now mentions the kids and the museum
@@ -64,8 +65,7 @@ def test_a_pronoun_led_turn_mentions_what_its_speaker_just_mentioned(
 def test_without_coreference_the_pronoun_led_turn_is_not_reached(
     memory: GraphMemory, space: str
 ) -> None:
-    memory.conversation.config = ConversationConfig(coreference=False)
-    load(memory, space)
+    load(memory, space)  # coreference is off by default
     assert "s1-t3" not in spread(memory, space)
 
 
