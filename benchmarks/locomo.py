@@ -112,11 +112,22 @@ def load_questions(data: Path) -> dict[str, list[dict[str, Any]]]:
 class Table:
     def __init__(self) -> None:
         self.rows: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        # system -> (conversation, category, R@10) per question: what cross-validation reads
+        self.questions: dict[str, list[tuple[str, int, float]]] = defaultdict(list)
+        self.hits: dict[str, dict[tuple[str, str], list[str]]] = defaultdict(dict)
 
-    def add(self, system: str, category: int, hits: Sequence[str], evidence: Sequence[str]) -> None:
+    def add(
+        self,
+        system: str,
+        category: int,
+        hits: Sequence[str],
+        evidence: Sequence[str],
+        space: str = "",
+    ) -> None:
         for k in (5, 10):
             self.rows[system][f"all@{k}"].append(recall(hits, evidence, k))
             self.rows[system][f"{category}@{k}"].append(recall(hits, evidence, k))
+        self.questions[system].append((space, category, recall(hits, evidence, 10)))
 
     def summary(self) -> dict[str, dict[str, float]]:
         return {
@@ -165,10 +176,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-baselines", action="store_true")
     parser.add_argument(
+        "--coreference",
+        action="store_true",
+        help="ingest with coreference for pronoun-led turns (coref.py; off by default)",
+    )
+    parser.add_argument(
         "--ablation",
         action="store_true",
         help="also run hybrid without each of its signals (speaker, context, graph, lexical, "
         "dense)",
+    )
+    parser.add_argument(
+        "--cv",
+        action="store_true",
+        help="choose the graph constants by leave-one-conversation-out over a small grid and "
+        "print the cross-validated figure beside the all-conversations one",
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
@@ -214,6 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             with GraphMemory(settings, embedder=embedder) as memory:
                 memory.init()
                 service = memory.conversation
+                if args.coreference:
+                    service.config = replace(service.config, coreference=True)
                 for space, turns in groups:
                     started = time.perf_counter()
                     report = service.add_turns(turns, space=space, forget_every=args.forget_every)
@@ -233,25 +257,48 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 q["question"], space=space, k=10, mode=mode, touch=False
                             )
                             latency[mode].append(time.perf_counter() - t0)
-                            table.add(
-                                mode, q["category"], [h.turn_id for h in result.hits], q["evidence"]
-                            )
+                            hits = [h.turn_id for h in result.hits]
+                            table.add(mode, q["category"], hits, q["evidence"], space)
+                            table.hits[mode][space, q["question"]] = hits
+                    variants: dict[str, ConversationConfig] = {}
                     if args.ablation:
+                        variants.update(ablations(service.config))
+                    if args.cv:
+                        variants.update(cv_grid(service.config))
+                    if variants:
                         # Same store, same model; query vectors are memoised across variants
                         # (the variants are not timed).
+                        # A variant equal to one already run is not searched again.
                         memo = GraphMemory(settings, store=memory.store, embedder=Memo(embedder))
-                        for name, variant in ablations(service.config).items():
-                            other = ConversationService(memo, variant)
-                            for q in qs:
-                                result = other.search(q["question"], space=space, k=10, touch=False)
-                                hits = [h.turn_id for h in result.hits]
-                                table.add(name, q["category"], hits, q["evidence"])
+                        done: dict[ConversationConfig, list[list[str]]] = {}
+                        if "hybrid" in modes:
+                            done[service.config] = [
+                                table.hits["hybrid"][space, q["question"]] for q in qs
+                            ]
+                        for name, variant in variants.items():
+                            if variant not in done:
+                                other = ConversationService(memo, variant)
+                                done[variant] = [
+                                    [
+                                        h.turn_id
+                                        for h in other.search(
+                                            q["question"], space=space, k=10, touch=False
+                                        ).hits
+                                    ]
+                                    for q in qs
+                                ]
+                            for q, hits in zip(qs, done[variant], strict=True):
+                                table.add(name, q["category"], hits, q["evidence"], space)
                     if not args.no_baselines:
                         baselines(embedder, turns, qs, table)
         finally:
             server.stop()
 
     table.print()
+    if args.ablation:
+        per_conversation(table, [space for space, _ in groups])
+    if args.cv:
+        cross_validate(table, [space for space, _ in groups])
     n_q = sum(len(v) for v in questions.values())
     rate = ingest_turns / ingest_seconds if ingest_seconds else 0.0
     print(f"\nquestions with evidence: {n_q}; conversations: {len(groups)}")
@@ -306,13 +353,89 @@ class Memo:
 
 def ablations(config: ConversationConfig) -> dict[str, ConversationConfig]:
     w = config.weights
+
+    def variant(**changes: Any) -> ConversationConfig:
+        return replace(config, weights=replace(w, **changes))
+
     return {
-        "hybrid -speaker": replace(config, weights=replace(w, speaker=0.0)),
-        "hybrid -context": replace(config, weights=replace(w, previous=0.0, following=0.0)),
-        "hybrid -graph": replace(config, weights=replace(w, graph=0.0)),
-        "hybrid -fulltext": replace(config, weights=replace(w, lexical=0.0)),
-        "hybrid -vector": replace(config, weights=replace(w, dense=0.0)),
+        "hybrid -graph (all)": variant(graph=0.0, spread=0.0),
+        "hybrid -entity graph": variant(graph=0.0),
+        "hybrid -spread": variant(spread=0.0),
+        "hybrid spread always": variant(spread_only_several=False),
+        "hybrid -speaker several": variant(speaker_several=w.speaker),
+        "hybrid +diversity 0.2": variant(diversity=0.2),
     }
+
+
+GRID_SPREAD = (0.0, 0.3, 0.6)
+GRID_SEEDS = (5,)
+GRID_SPEAKER = (0.15, 0.5)
+
+
+def cv_grid(config: ConversationConfig) -> dict[str, ConversationConfig]:
+    """The graph constants' grid (spread weight, seed turns, speaker boost for questions
+    asking for several facts); a zero spread makes the seed count moot."""
+    out: dict[str, ConversationConfig] = {}
+    for spread in GRID_SPREAD:
+        for seeds in GRID_SEEDS if spread else GRID_SEEDS[:1]:
+            for boost in GRID_SPEAKER:
+                weights = replace(config.weights, spread=spread, seeds=seeds, speaker_several=boost)
+                out[f"cv spread={spread} seeds={seeds} spk={boost}"] = replace(
+                    config, weights=weights
+                )
+    return out
+
+
+def per_conversation(table: Table, spaces: Sequence[str]) -> None:
+    """R@10 and multi-hop R@10 per conversation, for hybrid and its ablations: a component
+    that helps only one conversation is fitted to it."""
+    print("\nper conversation, R@10 / multi-hop R@10")
+    print(f"{'system':<26}" + "".join(f"{s:>16}" for s in spaces))
+    for name, rows in table.questions.items():
+        if not name.startswith("hybrid"):
+            continue
+        line = f"{name:<26}"
+        for space in spaces:
+            mine = [r for s, _, r in rows if s == space]
+            multi = [r for s, c, r in rows if s == space and c == 1]
+            line += f"{statistics.fmean(mine):>9.3f} / {statistics.fmean(multi):.3f}"[-16:].rjust(
+                16
+            )
+        print(line)
+
+
+def cross_validate(table: Table, spaces: Sequence[str]) -> None:
+    """Leave one conversation out: the grid point with the best mean R@10 over the questions of
+    the other conversations is scored on the held-out one; the held-out scores of all folds
+    make the cross-validated figure."""
+    grid = {name: rows for name, rows in table.questions.items() if name.startswith("cv ")}
+    if len(spaces) < 2 or not grid:
+        return
+
+    def mean(rows: Sequence[tuple[str, int, float]], keep: Any) -> float:
+        values = [r for s, c, r in rows if keep(s, c)]
+        return statistics.fmean(values) if values else float("nan")
+
+    held_out: list[tuple[str, int, float]] = []
+    print("\nleave-one-conversation-out (grid: spread x seeds x speaker boost, several facts)")
+    for space in spaces:
+
+        def training(name: str, held: str = space) -> float:
+            return mean(grid[name], lambda s, c: s != held)
+
+        chosen = max(sorted(grid), key=training)
+        rows = [r for r in grid[chosen] if r[0] == space]
+        held_out += rows
+        print(
+            f"  held out {space}: chose {chosen[3:]}; held-out R@10 "
+            f"{mean(rows, lambda s, c: True):.3f}, multi-hop {mean(rows, lambda s, c: c == 1):.3f}"
+        )
+    for label, rows in (
+        ("cross-validated", held_out),
+        ("all (defaults)", table.questions["hybrid"]),
+    ):
+        cats = "".join(f"{mean(rows, lambda s, c, k=k: c == k):>13.3f}" for k in CATEGORIES)
+        print(f"{label:<22}{'':>7}{mean(rows, lambda s, c: True):>7.3f}{cats}")
 
 
 def baselines(

@@ -7,7 +7,10 @@ every source scores turns:
 * lexical: BM25 over the turn text (rare words decide: names of things, places, titles);
 * dense: cosine of the turn's embedding with the query's (paraphrase);
 * graph: turns mentioning the query's entities, or entities one RELATES edge away from them
-  (links across sessions that share no words with the query).
+  (links across sessions that share no words with the query);
+* spread: turns sharing specific entities with the best turns of a first ranking of the other
+  sources (spreading activation over Turn–MENTIONS–Entity): the second hop of a question
+  whose evidence sits in several sessions, found through what the first hop mentions.
 
 The scores are combined linearly rather than by reciprocal rank: rank fusion throws away how
 far ahead the best lexical match is, which is what matters for questions naming a rare word.
@@ -57,6 +60,7 @@ class Scored:
     lexical: float = 0.0
     dense: float | None = None
     graph: float = 0.0
+    spread: float = 0.0
     via: set[str] = field(default_factory=set)
 
 
@@ -103,6 +107,8 @@ def fuse(
     speakers: Iterable[str] = (),
     ranges: Sequence[TimeRange] = (),
     k: int = 10,
+    spread: Sequence[tuple[Candidate, float]] = (),
+    diversity: float = 0.0,
 ) -> list[SearchHit]:
     """Rank the union of the candidate lists; see the module docstring for the reasoning."""
     pool: dict[str, Scored] = {}
@@ -128,6 +134,12 @@ def fuse(
             e = entry(c)
             e.graph = s / best_graph
             e.via.add("graph")
+    best_spread = max((s for _, s in spread), default=0.0)
+    for c, s in spread:
+        if best_spread > 0 and s > 0:
+            e = entry(c)
+            e.spread = s / best_spread
+            e.via.add("spread")
     if not pool:
         return []
     # A turn outside the dense list is at most as similar as the list's last entry.
@@ -136,7 +148,12 @@ def fuse(
     base: dict[str, float] = {}
     for tid, e in pool.items():
         cosine = e.dense if e.dense is not None else floor
-        score = weights.lexical * e.lexical + weights.dense * cosine + weights.graph * e.graph
+        score = (
+            weights.lexical * e.lexical
+            + weights.dense * cosine
+            + weights.graph * e.graph
+            + weights.spread * e.spread
+        )
         if named and e.candidate.speaker in named:
             score *= 1.0 + weights.speaker
         if ranges and _in_ranges(e.candidate.time, ranges):
@@ -159,7 +176,13 @@ def fuse(
         if bonus > 0:
             e.via.add("context")
         final[tid] = score + bonus
-    order = sorted(pool, key=lambda tid: (-final[tid], tid))[:k]
+    order = diversified(
+        sorted(pool, key=lambda tid: (-final[tid], tid)),
+        final,
+        {tid: e.candidate.session for tid, e in pool.items()},
+        diversity,
+        k,
+    )
     return [
         SearchHit(
             turn_id=tid,
@@ -173,6 +196,39 @@ def fuse(
         )
         for tid in order
     ]
+
+
+def diversified(
+    order: Sequence[str],
+    score: Mapping[str, float],
+    session: Mapping[str, str],
+    diversity: float,
+    k: int,
+) -> list[str]:
+    """The best k of `order` (sorted by `score`, descending), where a turn's score is multiplied
+    by (1 − diversity) for every turn of its session already taken: a greedy maximal marginal
+    relevance (Carbonell & Goldstein 1998) with the session as the redundancy measure. Scores
+    only fall, so a candidate past the k-th of the plain ranking by more than the penalty
+    can never win, and the greedy pass stops early."""
+    if diversity <= 0 or not order:
+        return list(order[:k])
+    keep = 1.0 - diversity
+    taken: list[str] = []
+    per_session: dict[str, int] = {}
+    remaining = list(order)
+    while remaining and len(taken) < k:
+        best_i, best = 0, float("-inf")
+        for i, tid in enumerate(remaining):
+            raw = score[tid]
+            if 0 <= raw <= best:
+                break  # sorted: no later turn can beat the best adjusted score
+            adjusted = raw * keep ** per_session.get(session[tid], 0)
+            if adjusted > best:
+                best_i, best = i, adjusted
+        tid = remaining.pop(best_i)
+        taken.append(tid)
+        per_session[session[tid]] = per_session.get(session[tid], 0) + 1
+    return taken
 
 
 def single_source(rows: Sequence[tuple[Candidate, float]], via: str, k: int) -> list[SearchHit]:

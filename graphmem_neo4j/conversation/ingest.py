@@ -22,6 +22,7 @@ from typing import Any
 
 from ..schema import now_ms
 from . import forgetting
+from .coref import inherit_referents
 from .deps import Parts
 from .entities import Embed, resolve_entities
 from .extract import Extractor, LLMExtractor, OfflineExtractor
@@ -117,7 +118,11 @@ class Ingestor:
 
         def prepare(batch: Sequence[TurnPlan]) -> tuple[list[list[float]], list[TurnExtraction]]:
             texts = [embedding_text(p.turn.speaker, p.turn.text) for p in batch]
-            return embed(texts), extractor.extract([p.turn for p in batch], speakers)
+            turns = [p.turn for p in batch]
+            extractions = extractor.extract(turns, speakers)
+            if self.config.coreference:
+                extractions = inherit_referents(turns, extractions)
+            return embed(texts), extractions
 
         # Batch i+1 is embedded and extracted while batch i is written: the model and the
         # engine work at the same time.

@@ -209,12 +209,27 @@ class FusionWeights:
     """Entity-graph evidence, divided by its best score: in [0, 1]."""
     speaker: float = 0.15
     """Relative boost for turns spoken by a person the query names."""
+    speaker_several: float = 0.5
+    """The speaker boost for a question asking for several facts (text.asks_for_several)."""
     previous: float = 0.3
     """Share of the preceding turn's excess score a turn inherits (an answer follows its
     question)."""
     following: float = 0.1
     time: float = 0.3
     """Added for turns inside a time range the query names."""
+    spread: float = 0.3
+    """Spreading activation from the first-stage best turns through the entities they share
+    with other turns (search_spread.cypher), divided by its best score: in [0, 1]."""
+    seeds: int = 5
+    """First-stage turns that seed the spreading activation (0: no spreading)."""
+    spread_only_several: bool = True
+    """Spread only for questions asking for several facts (text.asks_for_several)."""
+    spread_speakers: bool = True
+    """When the question names participants, spread only to their turns."""
+    diversity: float = 0.0
+    """For a question asking for several facts, each further turn from a session already in
+    the list has its score multiplied by (1 − diversity) once more. 0: off (measured on
+    LoCoMo dev: it lowers recall, see docs/conversation.md)."""
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
 
@@ -236,3 +251,6 @@ class ConversationConfig:
     weights: FusionWeights = field(default_factory=FusionWeights)
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
     batch_size: int = 256
+    coreference: bool = False
+    """A turn opening with a pronoun also mentions the entities of its speaker's previous
+    turn (coref.py). Off: on LoCoMo dev it did not raise recall (docs/conversation.md)."""

@@ -3,8 +3,9 @@ How hybrid mode combines them is in fusion.py; the paper's `sf` mode in sf.py.""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from ..errors import InputError
 from ..nearest import nearest_one
@@ -25,10 +26,10 @@ from .models import (
 from .readers import QueryRow
 from .sf import sf_search
 from .state import SpaceFacts, SpaceState
-from .text import content_terms, time_ranges
+from .text import asks_for_several, content_terms, time_ranges
 
 MAX_QUERY = 2000
-Scored = list[tuple[Candidate, float]]
+Scored = Sequence[tuple[Candidate, float]]
 
 
 class Searcher:
@@ -193,13 +194,55 @@ class Searcher:
         embedding = self.parts.embedder.embed([query])[0]
         facts = facts_read.result()
         dense = self.dense(query, space, pool, facts, embedding)
-        hits = fuse(
-            lexical=lexical.result(),
-            dense=dense,
-            graph=graph.result(),
-            weights=self.config.weights,
-            speakers=named_speakers(query, facts.speakers),
-            ranges=time_ranges(query),
-            k=k,
-        )
+        w = self.config.weights
+        lexical_rows, graph_rows = lexical.result(), graph.result()
+        speakers = named_speakers(query, facts.speakers)
+        ranges = time_ranges(query)
+        several = asks_for_several(query)
+        if several and w.speaker_several != w.speaker:
+            w = replace(w, speaker=w.speaker_several)
+
+        def ranking(k: int, spread: Scored = (), diversity: float = 0.0) -> list[SearchHit]:
+            return fuse(
+                lexical=lexical_rows,
+                dense=dense,
+                graph=graph_rows,
+                weights=w,
+                speakers=speakers,
+                ranges=ranges,
+                k=k,
+                spread=spread,
+                diversity=diversity,
+            )
+
+        spread: Scored = []
+        if w.spread > 0 and w.seeds > 0 and (several or not w.spread_only_several):
+            # Two stages: the best turns of the first ranking seed the spreading activation.
+            spread = self.spread(ranking(w.seeds), space, pool, facts, speakers)
+        hits = ranking(k, spread, w.diversity if several else 0.0)
         return hits, facts
+
+    def spread(
+        self,
+        seeds: Sequence[SearchHit],
+        space: str,
+        limit: int,
+        facts: SpaceFacts,
+        speakers: Iterable[str] = (),
+    ) -> Scored:
+        """Turns reached from the seed turns through the specific entities they mention
+        (search_spread.cypher); a seed's weight is its fused score over the best one's."""
+        best = max((h.score for h in seeds), default=0.0)
+        if best <= 0:
+            return []
+        rows = self.parts.store.read(
+            "conversation/search_spread",
+            {
+                "space": space,
+                "seeds": [{"id": h.turn_id, "weight": h.score / best} for h in seeds],
+                "max_mentions": max(20, facts.stats.turns // 50),
+                "speakers": sorted(speakers) if self.config.weights.spread_speakers else [],
+                "candidates": limit,
+            },
+        )
+        return [(Candidate.from_row(r), float(r["score"])) for r in rows]

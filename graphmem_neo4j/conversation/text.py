@@ -251,3 +251,36 @@ def truncate(text: str, limit: int) -> str:
 
 def join_nonempty(parts: Sequence[str | None], sep: str = " ") -> str:
     return sep.join(p for p in parts if p)
+
+
+# --- questions ----------------------------------------------------------------------------
+
+_SEVERAL = frozenset("both all ways kinds types some many names".split())
+_AUX = frozenset(
+    "am are be did do does had has have is was were will would could can should might kind "
+    "type sort".split()
+)
+_NOT_PLURAL = frozenset("always does has his its perhaps this thus was yes".split())
+
+
+def asks_for_several(question: str) -> bool:
+    """Whether a question asks for several facts ("What books has Maya read?", "Where has
+    Maya camped?", "What do both ..."): a plural noun heading the wh-phrase, a quantifier, or
+    the present perfect after a wh-word (experiences collected over time). Evidence for such
+    a question sits in several sessions."""
+    tokens = [w for w in words(question) if w]
+    if not tokens:
+        return False
+    if _SEVERAL & set(tokens):
+        return True
+    if tokens[0] not in ("what", "which", "where", "who", "how"):
+        return False
+    if len(tokens) > 1 and tokens[1] in ("has", "have"):
+        return True
+    for token in tokens[1:4]:
+        if token in _AUX:
+            break
+        plural = len(token) > 3 and token.endswith("s") and not token.endswith("ss")
+        if plural and token not in _NOT_PLURAL:
+            return True
+    return False
