@@ -149,7 +149,7 @@ class RecallService:
         gatherers: dict[Layer, Callable[[], list[Candidate]]] = {
             "conversation": lambda: self._conversation(query, embedded, space, budget_tokens),
             "facts": lambda: self._facts(query, embedded, space),
-            "insights": lambda: self._insights(embedded, space),
+            "insights": lambda: self._insights(query, embedded, space),
             "experience": lambda: self._experience(query, space),
         }
         try:
@@ -295,9 +295,9 @@ class RecallService:
             )
         return found
 
-    def _insights(self, vector: Vector, space: str) -> list[Candidate]:
+    def _insights(self, query: str, vector: Vector, space: str) -> list[Candidate]:
         retrieval = self.memory.insights.retrieve_by_vector(
-            vector(), space=space, params=self.config.insights
+            vector(), space=space, params=self.config.insights, query=query
         )
         if not retrieval.insights:
             return []

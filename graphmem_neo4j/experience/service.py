@@ -20,6 +20,7 @@ from ..errors import InputError, LLMError, NotFound
 from ..nearest import nearest_one
 from ..schema import now_ms
 from ..store.write_lock import exclusive_space
+from ..task_similarity import similar_tasks, task_key
 from .diff import diff_graphs
 from .graph import abstract_graph, trajectory_graph
 from .insights import (
@@ -49,6 +50,9 @@ from .retrieval import combine, embedding_texts, rank_edges, render_guidance
 
 if TYPE_CHECKING:
     from ..memory import GraphMemory
+
+OVERFETCH = 8
+"""Nearest tasks asked for per task kept, before those of another structure are dropped."""
 
 ProgressFn = Callable[[str, int, int], None]
 """on_progress(phase, advance, total): phases are 'storing', 'insights', 'cross-task'."""
@@ -327,14 +331,14 @@ class ExperienceService:
         nearest tasks with one; their expert graphs, on abstract labels, are matched and the
         common subgraph is the shared workflow on the edge."""
         store = self.memory.store
-        with_expert = {
-            row["id"]
-            for row in store.read("experience/get_tasks", {"space": space, "ids": sorted(vectors)})
-            if row.get("has_expert")
-        }
+        rows = store.read("experience/get_tasks", {"space": space, "ids": sorted(vectors)})
+        with_expert = {row["id"] for row in rows if row.get("has_expert")}
+        texts = {str(row["id"]): str(row["text"]) for row in rows}
         neighbours: dict[str, list[tuple[str, float]]] = {}
         for tid in sorted(with_expert):
-            rows = self._nearest(space, vectors[tid], self.neighbours, [tid], experts_only=True)
+            rows = self._nearest(
+                space, vectors[tid], self.neighbours, [tid], experts_only=True, task=texts[tid]
+            )
             neighbours[tid] = [
                 (row["id"], float(row["similarity"]))
                 for row in rows
@@ -403,16 +407,23 @@ class ExperienceService:
         exclude: list[str],
         *,
         experts_only: bool = False,
+        task: str | None = None,
     ) -> list[dict[str, Any]]:
-        return nearest_one(
+        """The k nearest tasks; given the `task` text, only those similar to it in the sense
+        shared with the insights layer (`task_similarity`: the same procedure, or either
+        unknown), from an over-fetched candidate list."""
+        rows = nearest_one(
             self.memory.store,
             "experience/nearest_tasks",
             vector,
             space=space,
-            k=k,
+            k=k if task is None else max(OVERFETCH * k, k),
             params={"exclude": exclude, "experts_only": experts_only},
             rescore=True,  # similarities are stored on SIMILAR_* edges: the same on both engines
         )
+        if task is None:
+            return rows
+        return similar_tasks(task_key(task), rows, lambda r: task_key(str(r["text"])), k)
 
     # --- reading ---------------------------------------------------------------------------
     def trajectory(self, ident: str, *, kind: Kind, space: str | None = None) -> Trajectory:
@@ -472,7 +483,7 @@ class ExperienceService:
                 workflow=tuple(row.get("workflow") or ()),
                 trajectories=int(row.get("trajectories") or 0),
             )
-            for row in self._nearest(name, vector, k, [])
+            for row in self._nearest(name, vector, k, [], task=task)
         )
         edge_rows = store.read(
             "experience/task_edges", {"space": name, "ids": [x.id for x in tasks]}

@@ -1,0 +1,119 @@
+"""What makes two tasks similar: one notion, shared by the insights and experience layers.
+
+A sentence embedding finds household goals all alike ("put a cool tomato in microwave" and
+"put a tomato in microwave" differ by one word), so both layers first compare what the task
+asks to *do*: its procedure, read from the goal's verbs and modifiers. Two tasks are
+compatible when they have the same procedure, or when either has none that can be read (then
+sentence similarity alone decides, the fallback for tasks outside this vocabulary). Among
+compatible tasks the embedding still ranks, so the objects and receptacles a goal names order
+the neighbours of one procedure.
+
+Procedures, checked in this order (the first that a goal's words show wins):
+
+- heat, cool, clean: the modifier or verb in any of its forms ("put a hot mug", "heat some
+  egg", "a heated apple", "microwaved", "chilled", "washed", "rinsed"); a receptacle that does
+  the job ("microwave", "fridge", "sink") is not a signal, since plain placements use them too;
+- light: looking at something by a lamp ("look at", "examine", "turn on the lamp", "light");
+- two: a placement of two things ("two", "both", "pair of", "2", "put them");
+- place: any other placement verb ("put", "place", "move", "set", "bring", ...).
+
+The word lists are ALFWorld's vocabulary and that of its human goal descriptions; a goal that
+uses none of them has no procedure (`task_key` is None).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+PROCEDURE_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "heat",
+        frozenset(
+            "heat heated heating heats hot warm warmed warming microwaved cook cooked "
+            "cooking".split()
+        ),
+    ),
+    (
+        "cool",
+        frozenset(
+            "cool cooled cooling cools cold chill chilled chilling refrigerated frozen "
+            "freeze".split()
+        ),
+    ),
+    (
+        "clean",
+        frozenset(
+            "clean cleaned cleaning cleans wash washed washing rinse rinsed rinsing scrub "
+            "scrubbed".split()
+        ),
+    ),
+    (
+        "light",
+        frozenset(
+            "look looking examine examining inspect inspecting view lamp desklamp floorlamp "
+            "light".split()
+        ),
+    ),
+)
+TWO_WORDS = frozenset({"two", "both", "2", "pair", "couple", "them"})
+PLACE_WORDS = frozenset(
+    "put puts putting place places placing move moving set bring carry transfer drop insert "
+    "store throw return leave find get grab deposit relocate".split()
+)
+PROCEDURES = ("heat", "cool", "clean", "light", "two", "place")
+
+
+def procedure(text: str) -> str | None:
+    """The procedure a goal asks for (see the module docstring), or None when none shows."""
+    words = _WORD.findall(text.lower())
+    found: dict[str, int] = {}
+    for name, vocabulary in PROCEDURE_WORDS:
+        at = next((i for i, w in enumerate(words) if w in vocabulary), None)
+        if at is not None:
+            found[name] = at
+    if found:
+        return min(found, key=lambda name: found[name])
+    if any(w in TWO_WORDS for w in words):
+        return "two"
+    if any(w in PLACE_WORDS for w in words):
+        return "place"
+    return None
+
+
+def task_key(text: str) -> str | None:
+    """The key tasks are compared on: their procedure, None when it cannot be read."""
+    return procedure(text)
+
+
+def compatible(a: str | None, b: str | None) -> bool:
+    """Whether two task keys allow the tasks to be called similar: equal, or either unknown
+    (then sentence similarity decides alone)."""
+    return a is None or b is None or a == b
+
+
+def majority_key(texts: Iterable[str]) -> str | None:
+    """The key most of the given task texts share (ties and empty input: None). An insight's
+    source structure is that of the tasks it helped."""
+    counts = Counter(k for k in (task_key(t) for t in texts) if k is not None)
+    if not counts:
+        return None
+    ranked = counts.most_common(2)
+    if len(ranked) == 2 and ranked[0][1] == ranked[1][1]:
+        return None
+    return ranked[0][0]
+
+
+T = TypeVar("T")
+
+
+def similar_tasks(
+    key: str | None, candidates: Sequence[T], key_of: Callable[[T], str | None], k: int
+) -> list[T]:
+    """The first k candidates (already ordered by embedding similarity) whose task is
+    compatible with a task of the given key."""
+    return [c for c in candidates if compatible(key, key_of(c))][:k]
