@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from insights_ablation import Memoized, coin, free_port, verdict
@@ -97,7 +97,9 @@ def agent_run(t: Trajectory, failed: bool, rng: random.Random) -> Trajectory | N
     return None
 
 
-def build_stream(path: Path, seed: int, limit: int | None, fail_rate: float, human: float) -> list[Task]:
+def build_stream(
+    path: Path, seed: int, limit: int | None, fail_rate: float, human: float
+) -> list[Task]:
     runs = parse_file(path, kind="expert")
     random.Random(seed).shuffle(runs)
     rng = random.Random(f"{seed}-stream")
@@ -129,7 +131,9 @@ def write_jsonl(stream: list[Task], path: Path) -> None:
                         "id": r.id,
                         "query": r.query,
                         "status": r.status,
-                        "steps": [{"action": s.action, "observation": s.observation} for s in r.steps],
+                        "steps": [
+                            {"action": s.action, "observation": s.observation} for s in r.steps
+                        ],
                         "feedback": r.feedback,
                     }
                 )
@@ -211,9 +215,13 @@ def key_accuracy(path: Path) -> str:
     def share(pairs: list[tuple[str, str]]) -> str:
         right = sum(task_key(g) == want for g, want in pairs)
         unknown = sum(task_key(g) is None for g, _ in pairs)
-        return f"{right / len(pairs):.3f} right, {unknown / len(pairs):.3f} unknown of {len(pairs)}"
+        n = len(pairs)
+        return f"{right / n:.3f} right, {unknown / n:.3f} unknown of {n}"
 
-    return f"task structure read from goals: environment goals {share(goals)}; human goals {share(human)}"
+    return (
+        f"task structure read from goals: environment goals {share(goals)}; "
+        f"human goals {share(human)}"
+    )
 
 
 def main() -> None:
@@ -255,8 +263,11 @@ def main() -> None:
                     runs.append(replay(memory, name, tasks, family, params))
                     print(f"  {name}: {runs[-1].seconds:.0f} s", file=sys.stderr)
                 again = memory.insights.record_tasks(
-                    tasks, space="replay-" + re.sub(r"[^a-z]+", "-", runs[-1].name).strip("-"),
-                    params=params, learn=True, allowed=VARIANTS[runs[-1].name],
+                    tasks,
+                    space="replay-" + re.sub(r"[^a-z]+", "-", runs[-1].name).strip("-"),
+                    params=params,
+                    learn=True,
+                    allowed=VARIANTS[runs[-1].name],
                 )
         finally:
             server.stop()
@@ -265,7 +276,10 @@ def main() -> None:
         f"\n{'controller':<18}{'same-type':>10}{'own-type':>10}{'pollution':>10}{'pollution':>10}"
         f"{'tasks w/':>9}{'active':>7}  edits"
     )
-    print(f"{'':<18}{'precision':>10}{'evidence':>10}{'all':>10}{'last 100':>10}{'insight':>9}{'at end':>7}")
+    print(
+        f"{'':<18}{'precision':>10}{'evidence':>10}{'all':>10}{'last 100':>10}"
+        f"{'insight':>9}{'at end':>7}"
+    )
     n = len(tasks)
     for r in runs:
         precision = r.same_type / r.retrieved if r.retrieved else 0.0
@@ -275,10 +289,10 @@ def main() -> None:
             f"{r.name:<18}{precision:>10.3f}{purity:>10.3f}{r.pollution():>10.3f}"
             f"{r.pollution(max(0, n - 100)):>10.3f}{r.with_insight:>9}{r.active:>7}  {edits}"
         )
+    judged = sum(t.feedback is not None and t.feedback.applied for t in again.tasks)
     print(
         f"\nre-recording the stream into {runs[-1].name}'s space: {again.recorded} recorded, "
-        f"{again.unchanged} unchanged, {sum(t.feedback is not None and t.feedback.applied for t in again.tasks)} "
-        "judged again"
+        f"{again.unchanged} unchanged, {judged} judged again"
     )
 
 

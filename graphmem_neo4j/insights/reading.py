@@ -82,7 +82,9 @@ class Reader:
         ids = [check_id(e, field="evidence") for e in evidence]
         self.parts.ensure_space(space)
         store = self.parts.store
-        found = {r["id"] for r in store.read("insights/recorded_tasks", {"space": space, "ids": ids})}
+        found = {
+            r["id"] for r in store.read("insights/recorded_tasks", {"space": space, "ids": ids})
+        }
         missing = [i for i in ids if i not in found]
         if missing:
             raise NotFound(f"no recorded task {', '.join(map(repr, missing))} in space {space!r}")

@@ -22,7 +22,9 @@ class Retriever:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
 
-    def retrieve(self, query: str, *, space: str, params: RetrievalParams | None = None) -> Retrieval:
+    def retrieve(
+        self, query: str, *, space: str, params: RetrievalParams | None = None
+    ) -> Retrieval:
         check_text(query, field="query")
         params = params or RetrievalParams()
         self.parts.require_space(space)
@@ -53,12 +55,24 @@ class Retriever:
         exclude: list[str],
         key: str | None,
     ) -> Retrieval:
-        return self.rank(self.nearest(vector, space, params.k, exclude, key), space, params, exclude, key)
+        seeds = self.nearest(vector, space, params.k, exclude, key, rescore=False)
+        return self.rank(seeds, space, params, exclude, key)
 
     def nearest(
-        self, vector: list[float], space: str, k: int, exclude: list[str], key: str | None
+        self,
+        vector: list[float],
+        space: str,
+        k: int,
+        exclude: list[str],
+        key: str | None,
+        *,
+        rescore: bool = True,
     ) -> list[SimilarQuery]:
-        """Eq. 2 among the queries compatible with `key` (all of them when it is None)."""
+        """Eq. 2 among the queries compatible with `key` (all of them when it is None).
+
+        `rescore` recomputes the similarities from the vectors, the same on both engines to the
+        last bit: needed when they are stored (recording), not when they only rank (retrieval,
+        which then saves fetching every candidate's vector)."""
         if k == 0:
             return []
         rows = nearest_one(
@@ -68,7 +82,7 @@ class Retriever:
             space=space,
             k=k,
             params={"exclude": exclude, "task_key": key},
-            rescore=True,  # similarities are stored on SIMILAR_* edges: the same on both engines
+            rescore=rescore,
         )
         return [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
 

@@ -97,7 +97,8 @@ def test_revise_replaces_an_overbroad_insight(memory: GraphMemory, space: str) -
     assert g.props("Insight", old)["active"] is False
     assert g.props("Insight", new)["active"] is True
     assert g.props("Insight", new)["text"] == edit.revised_text
-    assert g.props("Insight", new)["text"] == f"{HEAT} (Applies only when the task mentions: table.)"
+    condition = "(Applies only when the task mentions: table.)"
+    assert g.props("Insight", new)["text"] == f"{HEAT} {condition}"
     assert g.edges("REVISED_FROM") == {(new, old)}
     # eq. 14: the old node gets the query as negative evidence; eq. 15: the new one keeps the
     # old positive evidence plus the query, and no negative evidence

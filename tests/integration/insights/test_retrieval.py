@@ -228,9 +228,7 @@ def test_keyed_retrieval_matches_the_reference(
         for _ in range(4):
             vector = unit(rng)
             params = RetrievalParams(k=4, b=10)
-            got = memory.insights.retrieve_by_vector(
-                vector, space=space, params=params, query=text
-            )
+            got = memory.insights.retrieve_by_vector(vector, space=space, params=params, query=text)
             expected = reference(g, vector, params, key=key, keys=keys)
             assert [(c.id, c.score, c.positive, c.negative) for c in got.insights] == expected
             assert all(keys[q.id] in (key, None) for q in got.queries)

@@ -9,10 +9,10 @@ from graphmem_neo4j.memory import GraphMemory
 
 from .conftest import graph, task
 
-PLACE = ("go to countertop 1", "take tomato 1 from countertop 1", "go to microwave 1",
-         "put tomato 1 in/on microwave 1")  # fmt: skip
-COOL = ("go to countertop 1", "take tomato 1 from countertop 1", "go to fridge 1",
-        "cool tomato 1 with fridge 1", "go to microwave 1", "put tomato 1 in/on microwave 1")  # fmt: skip
+TAKE = ("go to countertop 1", "take tomato 1 from countertop 1")
+PUT = ("go to microwave 1", "put tomato 1 in/on microwave 1")
+PLACE = (*TAKE, *PUT)
+COOL = (*TAKE, "go to fridge 1", "cool tomato 1 with fridge 1", *PUT)
 
 
 def test_a_cooling_task_is_not_handed_a_placement_insight(memory: GraphMemory, space: str) -> None:
@@ -27,9 +27,7 @@ def test_a_cooling_task_is_not_handed_a_placement_insight(memory: GraphMemory, s
     assert [q.id for q in place.queries] == ["place"] and place.insights
 
 
-def test_similarity_edges_join_only_tasks_of_one_structure(
-    memory: GraphMemory, space: str
-) -> None:
+def test_similarity_edges_join_only_tasks_of_one_structure(memory: GraphMemory, space: str) -> None:
     memory.insights.record_tasks(
         [
             task("place", "put a tomato in microwave", actions=PLACE),

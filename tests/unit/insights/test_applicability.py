@@ -50,7 +50,9 @@ def test_structure_decides_when_both_sides_have_one() -> None:
 
 def test_without_structure_the_recommended_actions_must_occur_in_the_trajectory() -> None:
     manual = insight(positive=("do the egg thing",))  # no structure in its source
-    done = steps("go to fridge 1", "open fridge 1", "take egg 1 from fridge 1", "heat egg 1 with microwave 1")
+    done = steps(
+        "go to fridge 1", "open fridge 1", "take egg 1 from fridge 1", "heat egg 1 with microwave 1"
+    )
     half = steps("open fridge 1", "take egg 2 from fridge 1")
     little = steps("open fridge 1")
     verdicts = [applicability(manual, "do the egg thing again", s) for s in (done, half, little)]
