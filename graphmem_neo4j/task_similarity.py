@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+from .experience.normalize import name_class, normalize_action
+
 _WORD = re.compile(r"[a-z0-9]+")
 
 PROCEDURE_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -90,16 +92,45 @@ def task_key(text: str) -> str | None:
     return procedure(text)
 
 
+_SIGNATURE_VERBS = {"heat": "heat", "cool": "cool", "clean": "clean"}
+
+
+def trajectory_procedure(actions: Iterable[str]) -> str | None:
+    """The procedure a trajectory carried out, read from ALFWorld's action language: the first
+    heat / cool / clean action, a lamp switched on ("use desklamp 1"), two distinct things of
+    one kind put down (two), one put down (place); None for any other action language."""
+    put: dict[str, set[str]] = {}
+    for action in actions:
+        key = normalize_action(action)
+        if key.type in _SIGNATURE_VERBS:
+            return _SIGNATURE_VERBS[key.type]
+        if key.type == "use" and "lamp" in key.object:
+            return "light"
+        if key.type == "put" and key.object:
+            put.setdefault(name_class(key.object), set()).add(key.object)
+    if any(len(instances) >= 2 for instances in put.values()):
+        return "two"
+    return "place" if put else None
+
+
+def recorded_key(goal: str, resolved: bool, actions: Sequence[str]) -> str | None:
+    """The structure a finished task is recorded with: for a resolved task, what its
+    trajectory did (a goal's wording can hide it: "Put a potato on the counter." for a
+    cleaning); for a failed one, or a trajectory in another action language, its goal's."""
+    done = trajectory_procedure(actions) if resolved else None
+    return done if done is not None else task_key(goal)
+
+
 def compatible(a: str | None, b: str | None) -> bool:
     """Whether two task keys allow the tasks to be called similar: equal, or either unknown
     (then sentence similarity decides alone)."""
     return a is None or b is None or a == b
 
 
-def majority_key(texts: Iterable[str]) -> str | None:
-    """The key most of the given task texts share (ties and empty input: None). An insight's
-    source structure is that of the tasks it helped."""
-    counts = Counter(k for k in (task_key(t) for t in texts) if k is not None)
+def majority(keys: Iterable[str | None]) -> str | None:
+    """The key most of the known ones are (ties and none known: None). An insight's source
+    structure is that of the tasks it helped."""
+    counts = Counter(k for k in keys if k is not None)
     if not counts:
         return None
     ranked = counts.most_common(2)

@@ -6,9 +6,10 @@ says nothing about that insight unless the task could have used it. The offline 
 therefore counts evidence (KEEP on success; ARCHIVE, REVISE or PENALIZE on failure) only for
 insights that applied, decided by the first of these rules that can tell:
 
-1. structure: the task and the insight's source both have a task structure
-   (`task_similarity.task_key`; the insight's source is the tasks of its positive evidence,
-   by majority) → it applied when they are the same;
+1. structure: the task and the insight's source both have a task structure (the one they are
+   recorded with, `task_similarity.recorded_key`: what a resolved trajectory did, else what
+   the goal says; the insight's source is the tasks of its positive evidence, by majority)
+   → it applied when they are the same;
 2. actions: the insight recommends actions (a templated plan, "a; b; c") → it applied when at
    least ACTION_OVERLAP of them, normalised as the experience layer normalises actions
    (verb, object kind, receptacle kind; instance numbers and navigation dropped), occur in
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..experience.normalize import name_class, normalize_action
-from ..task_similarity import majority_key, task_key
+from ..task_similarity import majority, recorded_key, task_key
 from .models import REVISION_MARKER, RetrievedInsight, Step
 
 ACTION_OVERLAP = 0.5
@@ -68,10 +69,24 @@ def recommended_actions(text: str) -> list[Action]:
     return list(dict.fromkeys(a for a in found if a is not None))
 
 
-def applicability(insight: RetrievedInsight, query: str, steps: Sequence[Step]) -> Applicability:
-    """The rules of the module docstring, for one retrieved insight and the finished task."""
-    mine = task_key(query)
-    source = majority_key(insight.positive_queries)
+def source_key(insight: RetrievedInsight) -> str | None:
+    """The structure most of the insight's positive queries were recorded with (a query
+    recorded before structures were: read from its text)."""
+    stored = list(insight.positive_keys) + [None] * len(insight.positive_queries)
+    keys = [
+        task_key(text) if key is None else key or None
+        for text, key in zip(insight.positive_queries, stored, strict=False)
+    ]
+    return majority(keys)
+
+
+def applicability(
+    insight: RetrievedInsight, query: str, steps: Sequence[Step], *, resolved: bool = True
+) -> Applicability:
+    """The rules of the module docstring, for one retrieved insight and the finished task
+    (its structure as it is recorded: `task_similarity.recorded_key`)."""
+    mine = recorded_key(query, resolved, [s.action for s in steps])
+    source = source_key(insight)
     if mine is not None and source is not None:
         if mine == source:
             return Applicability(True, "structure", f"same task structure as its source ({mine})")

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import LLMError
 from ..schema import now_ms
 from ..store.write_lock import exclusive_space
-from ..task_similarity import task_key
+from ..task_similarity import recorded_key
 from .controller import llm_plan, restrict
 from .deps import Parts
 from .models import (
@@ -103,7 +103,7 @@ class Judge:
                 plan = self._offline(task, space, allowed)
                 return replace(plan, decided_by=f"{OFFLINE} (LLM failed: {e})")
             if plan.add.decision and plan.add.text is not None:
-                covered = self.covering(plan.add.text, space, task_key(task.query))
+                covered = self.covering(plan.add.text, space, _recorded(task))
                 if covered is not None:
                     add = AddDecision(
                         False,
@@ -119,7 +119,7 @@ class Judge:
     ) -> ControllerPlan:
         candidate = templated_insight(task.query, task.steps) if task.status == "resolved" else None
         covered = (
-            self.covering(candidate, space, task_key(task.query)) if candidate is not None else None
+            self.covering(candidate, space, _recorded(task)) if candidate is not None else None
         )
         return offline_plan(task, candidate=candidate, covered_by=covered, allowed=allowed)
 
@@ -206,6 +206,10 @@ class Judge:
             created.append(new_id)
         archived = tuple(e.insight_id for e in [*revisions, *by_op.get("ARCHIVE", [])])
         return tuple(created), archived
+
+
+def _recorded(task: ControllerInput) -> str | None:
+    return recorded_key(task.query, task.status == "resolved", [s.action for s in task.steps])
 
 
 def _edit_row(task_id: str, edit: EditDecision) -> dict[str, Any]:

@@ -180,6 +180,8 @@ class RetrievedInsight:
     negative_total: int
     positive_queries: tuple[str, ...] = ()
     negative_queries: tuple[str, ...] = ()
+    positive_keys: tuple[str | None, ...] = ()
+    """The recorded task structure of each positive query ("" none, None not recorded)."""
 
 
 @dataclass(frozen=True)

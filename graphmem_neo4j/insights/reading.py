@@ -58,6 +58,7 @@ def controller_input(store: GraphStore, row: Mapping[str, Any], space: str) -> C
                 positive_total=int(r["positive_total"]),
                 negative_total=int(r["negative_total"]),
                 positive_queries=tuple(r["positive_queries"]),
+                positive_keys=tuple(k[0] for k in r["positive_keys"]),
                 negative_queries=tuple(r["negative_queries"]),
             )
             for r in retrieved

@@ -14,7 +14,7 @@ from dataclasses import replace
 from ..errors import InputError
 from ..schema import now_ms
 from ..store.write_lock import exclusive_space
-from ..task_similarity import task_key
+from ..task_similarity import recorded_key, task_key
 from .deps import Parts
 from .models import (
     FeedbackResult,
@@ -99,7 +99,8 @@ class Recorder:
         if state is not None and state["recorded_at"] is not None:
             return RecordedTask(task.id, "unchanged", self.stored_retrieval(task.id, space), ())
         exclude = [task.id]
-        key = task_key(task.query)
+        key = task_key(task.query)  # all the agent had before it acted: the goal
+        done = recorded_key(task.query, task.status == "resolved", [s.action for s in task.steps])
         nearest = self.retriever.nearest(
             vector, space, max(params.k, params.neighbours), exclude, key
         )
@@ -115,7 +116,9 @@ class Recorder:
                     "answer": task.answer,
                     "feedback": task.feedback,
                     "content_hash": task.content_hash(),
-                    "task_key": key or "",  # "" = no structure, unlike a query stored before keys
+                    # what similar tasks are found by from now on: what the task did, when it
+                    # was resolved; "" = no structure, unlike a query stored before keys
+                    "task_key": done or "",
                     "step_count": len(task.steps),
                     "k": params.k,
                     "b": params.b,
@@ -154,6 +157,8 @@ class Recorder:
             batch_size=self.parts.settings.batch_size,
             params={"space": space, "query_id": task.id},
         )
+        if done != key:  # its similarity edges join it to tasks of what it did
+            nearest = self.retriever.nearest(vector, space, params.neighbours, exclude, done)
         similar = [
             q
             for q in nearest[: params.neighbours]

@@ -49,8 +49,10 @@ def test_a_lesson_is_not_covered_by_a_near_identical_one_of_another_structure(
 ) -> None:
     """The ADD guard: the cooling lesson reads almost like the placement one (cosine ≥ 0.85
     with the test embedder), but it does not serve cooling tasks, so it must not block it."""
-    place = task("place", "put a tomato in microwave", actions=PLACE)
-    cool = task("cool", "put a cool tomato in microwave", actions=PLACE)
+    # steps outside ALFWorld's action language: the goals tell the structures apart
+    steps = ("fetch tomato", "place tomato in microwave")
+    place = task("place", "put a tomato in microwave", actions=steps)
+    cool = task("cool", "put a cool tomato in microwave", actions=steps)
     texts = [templated_insight(t.query, t.steps) or "" for t in (place, cool)]
     a, b = memory.embedder.embed(texts)
     assert sum(x * y for x, y in zip(a, b, strict=True)) >= 0.85
@@ -99,3 +101,24 @@ def test_re_recording_a_judged_stream_stores_nothing(memory: GraphMemory, space:
     assert (again.recorded, again.unchanged) == (0, 4)
     assert all(t.feedback is not None and t.feedback.already_applied for t in again.tasks)
     assert memory.stats(space) == before
+
+
+def test_a_resolved_task_is_recorded_with_what_its_trajectory_did(
+    memory: GraphMemory, space: str
+) -> None:
+    """A human-written goal can hide the procedure ("Put a tomato in the microwave." for a
+    cooling): the resolved trajectory tells, so later cooling tasks find it and its lesson."""
+    memory.insights.record_tasks(
+        [
+            task("hidden", "Put the tomato in the microwave.", actions=COOL),
+            task("said", "Put the tomato in the microwave.", status="failed", actions=COOL),
+        ],
+        space=space,
+        learn=True,
+    )
+    g = graph(memory, space)
+    assert g.props("Query", "hidden")["task_key"] == "cool"
+    assert g.props("Query", "said")["task_key"] == "place"  # failed: what it was asked
+    found = memory.insights.retrieve("put a cool tomato in microwave", space=space)
+    assert [q.id for q in found.queries] == ["hidden"] and found.insights
+
