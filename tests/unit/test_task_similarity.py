@@ -3,8 +3,10 @@ import pytest
 from graphmem_neo4j.task_similarity import (
     compatible,
     majority,
+    recorded_key,
     similar_tasks,
     task_key,
+    trajectory_procedure,
 )
 
 
@@ -71,3 +73,24 @@ def test_similar_tasks_drop_other_structures_and_keep_the_order() -> None:
     got = similar_tasks("cool", rows, lambda r: task_key(r[0]), 2)
     assert got == [rows[1], rows[2]]
     assert similar_tasks(None, rows, lambda r: task_key(r[0]), 3) == rows[:3]
+
+
+def test_a_trajectory_tells_what_was_done_in_alfworld_action_language() -> None:
+    take = ["go to countertop 1", "take egg 1 from countertop 1"]
+    assert trajectory_procedure([*take, "cool egg 1 with fridge 1", "put egg 1 in/on x 1"]) == (
+        "cool"
+    )
+    assert trajectory_procedure([*take, "use desklamp 1"]) == "light"
+    two = ["put egg 1 in/on x 1", "take egg 2 from y 1", "put egg 2 in/on x 1"]
+    assert trajectory_procedure([*take, *two]) == "two"
+    # the same thing put down twice is one placement
+    again = ["put egg 1 in/on x 1", "take egg 1 from x 1", "put egg 1 in/on z 1"]
+    assert trajectory_procedure([*take, *again]) == "place"
+    assert trajectory_procedure(["open the ticket", "close the ticket"]) is None
+
+
+def test_a_task_is_recorded_with_what_it_did_when_that_worked() -> None:
+    cooled = ["take egg 1 from fridge 1", "cool egg 1 with fridge 1", "put egg 1 in/on x 1"]
+    assert recorded_key("Put an egg on the counter.", True, cooled) == "cool"
+    assert recorded_key("Put an egg on the counter.", False, cooled) == "place"
+    assert recorded_key("put a hot egg in fridge", True, ["deploy it"]) == "heat"
