@@ -121,4 +121,3 @@ def test_a_resolved_task_is_recorded_with_what_its_trajectory_did(
     assert g.props("Query", "said")["task_key"] == "place"  # failed: what it was asked
     found = memory.insights.retrieve("put a cool tomato in microwave", space=space)
     assert [q.id for q in found.queries] == ["hidden"] and found.insights
-
