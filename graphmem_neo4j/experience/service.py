@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 OVERFETCH = 8
 """Nearest tasks asked for per task kept, before those of another structure are dropped."""
+OVERFETCH_MAX = 512
+"""The second, wider request when the first held too few tasks of the structure."""
 
 ProgressFn = Callable[[str, int, int], None]
 """on_progress(phase, advance, total): phases are 'storing', 'insights', 'cross-task'."""
@@ -412,18 +414,27 @@ class ExperienceService:
         """The k nearest tasks; given the `task` text, only those similar to it in the sense
         shared with the insights layer (`task_similarity`: the same procedure, or either
         unknown), from an over-fetched candidate list."""
-        rows = nearest_one(
-            self.memory.store,
-            "experience/nearest_tasks",
-            vector,
-            space=space,
-            k=k if task is None else max(OVERFETCH * k, k),
-            params={"exclude": exclude, "experts_only": experts_only},
-            rescore=True,  # similarities are stored on SIMILAR_* edges: the same on both engines
-        )
+
+        def fetch(n: int) -> list[dict[str, Any]]:
+            return nearest_one(
+                self.memory.store,
+                "experience/nearest_tasks",
+                vector,
+                space=space,
+                k=n,
+                params={"exclude": exclude, "experts_only": experts_only},
+                rescore=True,  # similarities are stored on SIMILAR_* edges: same on both engines
+            )
+
         if task is None:
-            return rows
-        return similar_tasks(task_key(task), rows, lambda r: task_key(str(r["text"])), k)
+            return fetch(k)
+        key = task_key(task)
+        for n in (OVERFETCH * k, OVERFETCH_MAX):  # a second, wider look when the first is short
+            rows = fetch(n)
+            kept = similar_tasks(key, rows, lambda r: task_key(str(r["text"])), k)
+            if len(kept) >= k or len(rows) < n:
+                break
+        return kept
 
     # --- reading ---------------------------------------------------------------------------
     def trajectory(self, ident: str, *, kind: Kind, space: str | None = None) -> Trajectory:
