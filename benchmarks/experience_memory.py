@@ -145,7 +145,7 @@ def retrieval(
         started = time.perf_counter()
         guidance = memory.experience.retrieve(query, space=space, k=1, t=3)
         latencies.append(time.perf_counter() - started)
-        return guidance.tasks[0].text
+        return guidance.tasks[0].text if guidance.tasks else ""  # nothing similar: a miss
 
     methods: dict[str, Callable[[str], str]] = {
         "graphmem (task + skeleton)": ours,

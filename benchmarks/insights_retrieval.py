@@ -5,13 +5,16 @@
 Builds a synthetic insights space in a fresh embedded FalkorDB: --queries recorded queries in
 topics of 20 (384-d unit vectors: a random topic centre plus noise; precomputed, no model), each
 linked to up to 3 earlier queries of its topic; --insights insights, 20% archived, each with 2-6
-positive queries of its topic (sometimes one elsewhere) and 0-3 negative ones. Loading goes
-through the layer's portability queries.
+positive queries of its topic (sometimes one elsewhere) and 0-3 negative ones. Each query has
+one of the six task structures of `task_similarity`, drawn at random (so a topic mixes them,
+as ALFWorld goals that read alike do). Loading goes through the layer's portability queries.
 
 Then it times `InsightService.retrieve_by_vector` (the space check, the kNN of eq. 2, the
 expansion and scoring of eq. 3-10; no model: the query vector is given) for --runs new queries
-near random topic centres, and, as the reference in the same run, the kNN query alone. The
-target is p95 ≤ 30 ms at 10k queries and 5k insights.
+near random topic centres: with a goal text, so that only queries of its structure count (the
+index keeps about one candidate in six), and without (sentence similarity alone); and, as the
+reference in the same run, the kNN query alone. The target is p95 ≤ 30 ms at 10k queries and
+5k insights.
 """
 
 from __future__ import annotations
@@ -30,12 +33,23 @@ from typing import Any
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.insights.models import RetrievalParams
 from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.nearest import nearest_one
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
+from graphmem_neo4j.task_similarity import PROCEDURES, task_key
 
 DIM = 384
 TOPIC = 20
 SPACE = "bench-insights"
+GOALS = {
+    "heat": "heat some egg and put it in countertop",
+    "cool": "put a cool tomato in microwave",
+    "clean": "clean some mug and put it in coffeemachine",
+    "light": "look at alarmclock under the desklamp",
+    "two": "put two soapbar in garbagecan",
+    "place": "put some box on armchair",
+}
+assert all(task_key(goal) == key for key, goal in GOALS.items())
 
 
 def free_port() -> int:
@@ -81,6 +95,9 @@ def build(rng: random.Random, n_queries: int, n_insights: int) -> dict[str, Any]
                     "status": "resolved",
                     "created_at": i,
                     "recorded_at": i,
+                    # task structures mixed within a topic: the keyed lookup keeps ~1/6 of
+                    # the nearest candidates, its worst case
+                    "task_key": rng.choice(PROCEDURES),
                 },
                 "embedding": vec,
             }
@@ -166,27 +183,33 @@ def main() -> None:
                     near(rng, rng.choice(data["centres"]), 0.05) for _ in range(args.runs + 50)
                 ]
                 full: list[float] = []
+                keyed: list[float] = []
                 knn: list[float] = []
                 returned: list[int] = []
                 sizes: list[int] = []
                 for i, vector in enumerate(probes):
+                    goal = GOALS[PROCEDURES[i % len(PROCEDURES)]]
                     start = time.perf_counter()
-                    result = memory.insights.retrieve_by_vector(vector, space=SPACE, params=params)
+                    result = memory.insights.retrieve_by_vector(
+                        vector, space=SPACE, params=params, query=goal
+                    )
+                    keyed_took = (time.perf_counter() - start) * 1000
+                    start = time.perf_counter()
+                    memory.insights.retrieve_by_vector(vector, space=SPACE, params=params)
                     took = (time.perf_counter() - start) * 1000
                     start = time.perf_counter()
-                    memory.store.read(
+                    nearest_one(
+                        memory.store,
                         "insights/nearest_queries",
-                        {
-                            "space": SPACE,
-                            "embedding": vector,
-                            "k": params.k,
-                            "candidates": params.candidates,
-                            "exclude": [],
-                        },
+                        vector,
+                        space=SPACE,
+                        k=params.k,
+                        params={"exclude": [], "task_key": None},
                     )
                     knn_took = (time.perf_counter() - start) * 1000
                     if i < 50:  # warm-up
                         continue
+                    keyed.append(keyed_took)
                     full.append(took)
                     knn.append(knn_took)
                     returned.append(len(result.insights))
@@ -197,9 +220,13 @@ def main() -> None:
         f"\nretrieval over {args.queries} queries, {args.insights} insights "
         f"(k={args.k}, B={args.b}, {args.runs} runs, FalkorDB embedded):"
     )
-    for name, values in (("retrieve_by_vector", full), ("kNN query alone", knn)):
+    for name, values in (
+        ("retrieve_by_vector with the task's goal (task structure)", keyed),
+        ("retrieve_by_vector without it (sentence similarity only)", full),
+        ("kNN query alone", knn),
+    ):
         print(
-            f"  {name:<19} p50 {percentile(values, 0.5):6.2f} ms  p95 "
+            f"  {name:<58} p50 {percentile(values, 0.5):6.2f} ms  p95 "
             f"{percentile(values, 0.95):6.2f} ms  p99 {percentile(values, 0.99):6.2f} ms  "
             f"mean {statistics.fmean(values):6.2f} ms"
         )
@@ -207,7 +234,7 @@ def main() -> None:
         f"  mean |Q̃^S| {statistics.fmean(sizes):.1f} queries, mean insights returned "
         f"{statistics.fmean(returned):.2f}"
     )
-    verdict = "met" if percentile(full, 0.95) <= 30 else "NOT met"
+    verdict = "met" if max(percentile(full, 0.95), percentile(keyed, 0.95)) <= 30 else "NOT met"
     print(f"  target p95 ≤ 30 ms: {verdict}")
 
 

@@ -464,6 +464,7 @@ class Query(MemoryNode):
     answer = StringProperty()
     feedback = StringProperty()
     content_hash = StringProperty()
+    task_key = StringProperty()  # its task structure (task_similarity); "" when none is read
     embedding = _embedding()
     step_count = IntegerProperty()
     retrieval_k = IntegerProperty()

@@ -12,6 +12,7 @@ from ..deps import Parts
 from ..errors import LLMError
 from ..nearest import nearest_one
 from ..schema import now_ms
+from ..task_similarity import similar_tasks, task_key
 from .diff import diff_graphs
 from .graph import abstract_graph, trajectory_graph
 from .insights import (
@@ -27,6 +28,11 @@ from .rows import best_expert, match_row, trajectory_from_row
 
 ProgressFn = Callable[[str, int, int], None]
 """on_progress(phase, advance, total): phases are 'storing', 'insights', 'cross-task'."""
+
+OVERFETCH = 8
+"""Nearest tasks asked for per task kept, before those of another structure are dropped."""
+OVERFETCH_MAX = 512
+"""The second, wider request when the first held too few tasks of the structure."""
 
 
 class Learner:
@@ -136,14 +142,14 @@ class Learner:
         nearest tasks with one; their expert graphs, on abstract labels, are matched and the
         common subgraph is the shared workflow on the edge."""
         store = self.parts.store
-        with_expert = {
-            row["id"]
-            for row in store.read("experience/get_tasks", {"space": space, "ids": sorted(vectors)})
-            if row.get("has_expert")
-        }
+        rows = store.read("experience/get_tasks", {"space": space, "ids": sorted(vectors)})
+        with_expert = {row["id"] for row in rows if row.get("has_expert")}
+        texts = {str(row["id"]): str(row["text"]) for row in rows}
         neighbours: dict[str, list[tuple[str, float]]] = {}
         for tid in sorted(with_expert):
-            rows = self.nearest(space, vectors[tid], self.neighbours, [tid], experts_only=True)
+            rows = self.nearest(
+                space, vectors[tid], self.neighbours, [tid], experts_only=True, task=texts[tid]
+            )
             neighbours[tid] = [
                 (row["id"], float(row["similarity"]))
                 for row in rows
@@ -213,13 +219,29 @@ class Learner:
         exclude: list[str],
         *,
         experts_only: bool = False,
+        task: str | None = None,
     ) -> list[dict[str, Any]]:
-        return nearest_one(
-            self.parts.store,
-            "experience/nearest_tasks",
-            vector,
-            space=space,
-            k=k,
-            params={"exclude": exclude, "experts_only": experts_only},
-            rescore=True,  # similarities are stored on SIMILAR_* edges: the same on both engines
-        )
+        """The k nearest tasks; given the `task` text, only those similar to it in the sense
+        shared with the insights layer (`task_similarity`: the same procedure, or either
+        unknown), from an over-fetched candidate list."""
+
+        def fetch(n: int) -> list[dict[str, Any]]:
+            return nearest_one(
+                self.parts.store,
+                "experience/nearest_tasks",
+                vector,
+                space=space,
+                k=n,
+                params={"exclude": exclude, "experts_only": experts_only},
+                rescore=True,  # similarities are stored on SIMILAR_* edges: same on both engines
+            )
+
+        if task is None:
+            return fetch(k)
+        key = task_key(task)
+        for n in (OVERFETCH * k, OVERFETCH_MAX):  # a second, wider look when the first is short
+            rows = fetch(n)
+            kept = similar_tasks(key, rows, lambda r: task_key(str(r["text"])), k)
+            if len(kept) >= k or len(rows) < n:
+                break
+        return kept

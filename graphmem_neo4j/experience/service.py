@@ -247,7 +247,7 @@ class ExperienceService:
                 workflow=tuple(row.get("workflow") or ()),
                 trajectories=int(row.get("trajectories") or 0),
             )
-            for row in self.learner.nearest(name, vector, k, [])
+            for row in self.learner.nearest(name, vector, k, [], task=task)
         )
         edge_rows = store.read(
             "experience/task_edges", {"space": name, "ids": [x.id for x in tasks]}

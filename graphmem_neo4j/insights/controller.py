@@ -198,11 +198,12 @@ _FALLBACK: dict[str, Operation] = {"REVISE": "ARCHIVE", "ARCHIVE": "NONE", "PENA
 
 def restrict(plan: ControllerPlan, allowed: frozenset[str]) -> ControllerPlan:
     """An ablated controller (§4.3): a forbidden REVISE becomes ARCHIVE if that is allowed,
-    anything else forbidden becomes NONE (no edit). KEEP is always allowed."""
+    anything else forbidden becomes NONE (no edit). KEEP and NOT_APPLICABLE (no evidence) are
+    always allowed."""
     edits = []
     for edit in plan.edits:
         operation: Operation = edit.operation
-        while operation not in ("KEEP", "NONE") and operation not in allowed:
+        while operation not in ("KEEP", "NOT_APPLICABLE", "NONE") and operation not in allowed:
             operation = _FALLBACK[operation]
         if operation == edit.operation:
             edits.append(edit)

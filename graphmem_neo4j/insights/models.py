@@ -12,12 +12,22 @@ from ..errors import InputError
 Status = Literal["resolved", "failed"]
 STATUSES: tuple[Status, ...] = ("resolved", "failed")
 
-Operation = Literal["KEEP", "ARCHIVE", "REVISE", "PENALIZE", "NONE"]
+Operation = Literal["KEEP", "ARCHIVE", "REVISE", "PENALIZE", "NOT_APPLICABLE", "NONE"]
 """KEEP, ARCHIVE and REVISE are the paper's edits (§3.4). PENALIZE (record negative evidence,
 stay active) is what the offline rules do on a failure that does not yet outweigh an
-insight's support; NONE is "no edit", what an ablated controller does instead of a forbidden
-operation."""
-OPERATIONS: tuple[Operation, ...] = ("KEEP", "ARCHIVE", "REVISE", "PENALIZE", "NONE")
+insight's support; NOT_APPLICABLE (audited, no evidence either way) is what they do when the
+task could not have used the insight (insights/applicability.py); NONE is "no edit", what an
+ablated controller does instead of a forbidden operation."""
+OPERATIONS: tuple[Operation, ...] = (
+    "KEEP",
+    "ARCHIVE",
+    "REVISE",
+    "PENALIZE",
+    "NOT_APPLICABLE",
+    "NONE",
+)
+REVISION_MARKER = "Applies only when the task mentions:"
+"""What starts the condition a REVISE appends to an insight's text."""
 
 FULL_CONTROLLER: frozenset[str] = frozenset({"KEEP", "ARCHIVE", "REVISE", "PENALIZE"})
 """Edits the complete controller may make (the "all" variant of §4.3)."""
@@ -170,6 +180,8 @@ class RetrievedInsight:
     negative_total: int
     positive_queries: tuple[str, ...] = ()
     negative_queries: tuple[str, ...] = ()
+    positive_keys: tuple[str | None, ...] = ()
+    """The recorded task structure of each positive query ("" none, None not recorded)."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 For each retrieved insight, with P and N its positive and negative evidence before this task:
 
+0. The insight did not apply to the task (insights/applicability.py: another task structure,
+   or none of its recommended actions in the trajectory) → NOT_APPLICABLE: no evidence either
+   way, only the audit record saying which rule decided.
 1. Task resolved → KEEP (the query joins Ω⁺, eq. 17).
 2. Task failed, the insight was archived since it was retrieved → PENALIZE (Ω⁻ only).
 3. Task failed and N + 1 > P (negative evidence now outweighs positive) → ARCHIVE (eq. 13).
@@ -26,10 +29,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from ..fulltext import STOPWORDS
+from .applicability import applicability
 from .models import (
     FULL_CONTROLLER,
+    REVISION_MARKER,
     AddDecision,
     ControllerInput,
     ControllerPlan,
@@ -39,7 +45,6 @@ from .models import (
 )
 
 OFFLINE = "controller:offline"
-REVISION_MARKER = "Applies only when the task mentions:"
 COVER_SIMILARITY = 0.85
 MAX_KEYWORDS = 3
 REVISE_MIN_SUPPORT = 2
@@ -177,17 +182,22 @@ def offline_plan(
     `covered_by` the id of an active insight that already says it (the service looks it up)."""
     edits: list[EditDecision] = []
     for insight in task.retrieved:
-        if task.status == "resolved":
+        verdict = applicability(insight, task.query, task.steps, resolved=task.status == "resolved")
+        if not verdict.applies:
+            edits.append(EditDecision(insight.id, "NOT_APPLICABLE", reason=verdict.explain()))
+        elif task.status == "resolved":
             state = "" if insight.active else " (it stays archived)"
             edits.append(
                 EditDecision(
                     insight.id,
                     "KEEP",
-                    reason=f"task resolved with this insight retrieved{state}",
+                    reason=f"task resolved with this insight, which applied{state}; "
+                    + verdict.explain(),
                 )
             )
         else:
-            edits.append(_edit_for_failure(insight, task.query, allowed))
+            edit = _edit_for_failure(insight, task.query, allowed)
+            edits.append(replace(edit, reason=f"{edit.reason}; {verdict.explain()}"))
     if task.status != "resolved":
         add = AddDecision(False, reason="failed tasks add no insight")
     elif candidate is None:

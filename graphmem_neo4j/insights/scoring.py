@@ -20,19 +20,44 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def top_k(query: Sequence[float], vectors: Mapping[str, Sequence[float]], k: int) -> list[str]:
-    """Eq. 2: the k stored queries most similar to the new one (ties by id)."""
-    ranked = sorted(vectors, key=lambda qid: (-cosine(query, vectors[qid]), qid))
+def stored_compatible(key: str | None, stored: str | None) -> bool:
+    """Whether a stored query can join the query set of a query with task key `key`: stored
+    keys are "" for "no structure" and missing (None) for queries recorded before keys, which
+    count as unknown."""
+    return key is None or stored is None or stored == key
+
+
+def top_k(
+    query: Sequence[float],
+    vectors: Mapping[str, Sequence[float]],
+    k: int,
+    *,
+    key: str | None = None,
+    keys: Mapping[str, str | None] | None = None,
+) -> list[str]:
+    """Eq. 2: the k stored queries most similar to the new one (ties by id), among those of
+    its task structure (`key`, against the stored `keys`)."""
+    allowed = [q for q in vectors if stored_compatible(key, (keys or {}).get(q))]
+    ranked = sorted(allowed, key=lambda qid: (-cosine(query, vectors[qid]), qid))
     return ranked[:k]
 
 
-def expand(seeds: Iterable[str], neighbours: Mapping[str, Iterable[str]]) -> set[str]:
+def expand(
+    seeds: Iterable[str],
+    neighbours: Mapping[str, Iterable[str]],
+    *,
+    key: str | None = None,
+    keys: Mapping[str, str | None] | None = None,
+) -> set[str]:
     """Eq. 3-4: Q̃^S = Q^S ∪ ΔQ, the seeds plus their neighbours on the query graph
-    (similarity edges count in both directions)."""
+    (similarity edges count in both directions) that are themselves of the query's task
+    structure."""
     seed_set = set(seeds)
     found = set(seed_set)
     for seed in seed_set:
-        found.update(neighbours.get(seed, ()))
+        found.update(
+            n for n in neighbours.get(seed, ()) if stored_compatible(key, (keys or {}).get(n))
+        )
     return found
 
 

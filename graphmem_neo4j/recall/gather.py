@@ -131,9 +131,9 @@ class Gatherers:
             )
         return found
 
-    def insights(self, vector: Vector, space: str) -> list[Candidate]:
+    def insights(self, query: str, vector: Vector, space: str) -> list[Candidate]:
         retrieval = self.layers.insights.retrieve_by_vector(
-            vector(), space=space, params=self.config.insights
+            vector(), space=space, params=self.config.insights, query=query
         )
         if not retrieval.insights:
             return []

@@ -141,7 +141,7 @@ class RecallService:
         gatherers: dict[Layer, Callable[[], list[Candidate]]] = {
             "conversation": lambda: gather.conversation(query, embedded, space, budget_tokens),
             "facts": lambda: gather.facts(query, embedded, space),
-            "insights": lambda: gather.insights(embedded, space),
+            "insights": lambda: gather.insights(query, embedded, space),
             "experience": lambda: gather.experience(query, space),
         }
         try:

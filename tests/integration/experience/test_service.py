@@ -178,3 +178,16 @@ def test_export_and_import_round_trip(memory: GraphMemory, space: str) -> None:
     assert hit.tasks[0].text == "put a hot apple in fridge"
     labels = {json.loads(line).get("label") for line in dump.getvalue().splitlines()}
     assert {"Task", "Trajectory", "Action"} <= labels
+
+
+def test_retrieval_keeps_to_tasks_of_the_query_structure(memory: GraphMemory, space: str) -> None:
+    """The notion of similar task the insights layer uses too (task_similarity): a heating
+    goal is handed heating tasks, not the mug placements that share its words."""
+    memory.experience.add_file(EXAMPLES / "expert.jsonl", kind="expert", space=space)
+    found = memory.experience.retrieve("put a hot mug in coffeemachine", space=space, k=3)
+    assert {t.text for t in found.tasks} == {
+        "heat some potato and put it in fridge",
+        "put a hot apple in fridge",
+    }
+    edges = {(e.source_text, e.target_text) for e in found.edges}
+    assert all("mug" not in a + b for a, b in edges)

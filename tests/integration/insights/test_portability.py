@@ -20,7 +20,7 @@ def populate(memory: GraphMemory, space: str) -> None:
     )
     old = memory.insights.add_insight("Heat it first.", space=space, evidence=["s1", "s2"]).id
     memory.insights.record_tasks(
-        [task("f", "cool some egg and put it on the table", status="failed")], space=space
+        [task("f", "heat some potato and put it in the fridge", status="failed")], space=space
     )
     assert memory.insights.feedback("f", space=space).archived == (old,)
     memory.insights.record_tasks(

@@ -48,7 +48,9 @@ def random_graph(seed: int, n_queries: int = 40, n_insights: int = 25) -> dict[s
     return {"queries": queries, "similar": similar, "insights": insights}
 
 
-def write_dump(path: Path, space: str, g: dict[str, Any]) -> Path:
+def write_dump(
+    path: Path, space: str, g: dict[str, Any], keys: dict[str, str | None] | None = None
+) -> Path:
     lines: list[dict[str, Any]] = [
         {
             "kind": "header",
@@ -61,6 +63,8 @@ def write_dump(path: Path, space: str, g: dict[str, Any]) -> Path:
     ]
     for qid, vec in g["queries"].items():
         props = {"text": qid, "status": "resolved", "recorded_at": 1, "embedding": vec}
+        if keys is not None and keys[qid] is not None:
+            props["task_key"] = keys[qid]
         lines.append({"kind": "node", "label": "Query", "id": qid, "props": props})
     for node in g["insights"]:
         props = {"text": node.text, "active": node.active, "created_at": 1, "updated_at": 1}
@@ -95,14 +99,19 @@ def write_dump(path: Path, space: str, g: dict[str, Any]) -> Path:
 
 
 def reference(
-    g: dict[str, Any], vector: list[float], params: RetrievalParams
+    g: dict[str, Any],
+    vector: list[float],
+    params: RetrievalParams,
+    *,
+    key: str | None = None,
+    keys: dict[str, str | None] | None = None,
 ) -> list[tuple[str, float, int, int]]:
-    seeds = top_k(vector, g["queries"], params.k)
+    seeds = top_k(vector, g["queries"], params.k, key=key, keys=keys)
     neighbours: dict[str, set[str]] = {}
     for a, b in g["similar"]:
         neighbours.setdefault(a, set()).add(b)
         neighbours.setdefault(b, set()).add(a)
-    query_set = expand(seeds, neighbours)
+    query_set = expand(seeds, neighbours, key=key, keys=keys)
     ranked = rank_insights(query_set, g["insights"], lam=params.lam, b=params.b)
     return [(r.id, r.score, r.positive, r.negative) for r in ranked]
 
@@ -197,3 +206,33 @@ def test_lambda_decides_whether_conflicts_sink_an_insight(
 
     assert ids(0.0) == ["broad", "narrow"]
     assert ids(1.0) == ["narrow", "broad"]
+
+
+KEY_TEXTS = {"heat": "heat some egg and put it in fridge", "cool": "put a cool egg in fridge"}
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_keyed_retrieval_matches_the_reference(
+    memory: GraphMemory, space: str, tmp_path: Path, seed: int
+) -> None:
+    """Queries of several task structures (and some with none, some recorded before keys):
+    eq. 2 and the neighbour expansion keep only queries of the new query's structure or of
+    unknown structure, exactly as the Python reference does."""
+    memory.init()
+    g = random_graph(seed, n_queries=60)
+    rng = random.Random(seed)
+    keys = {q: rng.choice(["heat", "cool", "", None]) for q in g["queries"]}
+    import_dump(memory, write_dump(tmp_path / "g.jsonl", space, g, keys), space=space)
+    compared = excluded = 0
+    for key, text in KEY_TEXTS.items():
+        for _ in range(4):
+            vector = unit(rng)
+            params = RetrievalParams(k=4, b=10)
+            got = memory.insights.retrieve_by_vector(vector, space=space, params=params, query=text)
+            expected = reference(g, vector, params, key=key, keys=keys)
+            assert [(c.id, c.score, c.positive, c.negative) for c in got.insights] == expected
+            assert all(keys[q.id] in (key, None) for q in got.queries)
+            compared += len(expected)
+            excluded += expected != reference(g, vector, params)
+    assert compared > 10
+    assert excluded > 0  # the keys changed what was retrieved

@@ -20,9 +20,9 @@ def test_the_documented_session_workflow(cli: Cli) -> None:
     second = cli.json("chat-log", str(EXAMPLES / "chat_log_2.jsonl"), "--space", "demo")
     superseded = second["facts"]["counts"]["superseded"]
     assert superseded == 2  # Porto replaces Lisbon, Globex replaces Acme Robotics
-    assert second["task"]["retrieved"]  # the heat-egg insight was handed to the cooling task
-    edits = second["task"]["feedback"]["edits"]
-    assert edits and edits[0]["operation"] in ("PENALIZE", "REVISE", "ARCHIVE")
+    # the heat-egg insight is not handed to the cooling task: another kind of task (issue 18)
+    assert second["task"]["retrieved"] == []
+    assert second["task"]["feedback"]["edits"] == []
 
     again = cli.json("chat-log", str(EXAMPLES / "chat_log.jsonl"), "--space", "demo")
     assert again["turns"]["turns_written"] == 0
@@ -36,7 +36,7 @@ def test_the_documented_session_workflow(cli: Cli) -> None:
     assert all("Lisbon" not in i["text"] for i in facts)  # superseded values stay out
     assert recalled["tokens_used"] <= 400
 
-    query = "cool some egg and put it in the countertop"
+    query = "heat some potato and put it in the countertop"
     text = cli.run("recall", query, "--space", "demo", "--layers", "insights")
     assert text.startswith("## Insights")
     assert "tokens:" in text and "insights" in text

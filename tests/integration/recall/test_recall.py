@@ -13,7 +13,10 @@ from graphmem_neo4j.tokens import estimate_tokens
 
 from .conftest import nodes, relationships
 
-QUESTION = "Where does Alice live, what did Maya adopt, and how do I heat an egg in the microwave?"
+QUESTION = (
+    "Where does Alice live, what did Maya adopt, and how do I heat some egg and put it in the "
+    "countertop?"
+)
 
 
 def test_every_layer_contributes_and_every_line_leads_to_its_node(

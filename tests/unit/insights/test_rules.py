@@ -44,12 +44,15 @@ def insight(
     )
 
 
+TASK = "heat some potato and put it in diningtable"
+
+
 def task(
-    status: str, *retrieved: RetrievedInsight, steps: tuple[Step, ...] = ()
+    status: str, *retrieved: RetrievedInsight, steps: tuple[Step, ...] = (), query: str = TASK
 ) -> ControllerInput:
     return ControllerInput(
         task_id="t9",
-        query="cool some egg and put it in fridge",
+        query=query,
         status=status,  # type: ignore[arg-type]
         steps=steps,
         answer=None,
@@ -62,13 +65,25 @@ def ops(plan: ControllerPlan) -> list[str]:
     return [e.operation for e in plan.edits]
 
 
-def test_resolved_keeps_every_retrieved_insight() -> None:
+def test_resolved_keeps_every_retrieved_insight_that_applied() -> None:
     plan = offline_plan(
         task("resolved", insight("a"), insight("b", active=False)), candidate=None, covered_by=None
     )
     assert ops(plan) == ["KEEP", "KEEP"]
     assert "stays archived" in plan.edits[1].reason
+    assert "[rule structure]" in plan.edits[0].reason
     assert plan.decided_by == "controller:offline"
+
+
+def test_an_insight_of_another_task_structure_gets_no_evidence() -> None:
+    """The bug of issue 18: a resolved task kept every insight it was handed, so an insight
+    learnt on heating collected positive evidence from cooling, cleaning, ... tasks."""
+    cool = insight("c", positive=("cool some egg and put it in fridge",))
+    resolved = offline_plan(task("resolved", cool), candidate=None, covered_by=None)
+    failed = offline_plan(task("failed", cool), candidate=None, covered_by=None)
+    assert ops(resolved) == ops(failed) == ["NOT_APPLICABLE"]
+    assert resolved.edits[0].reason.startswith("[rule structure]")
+    assert "'cool' tasks, this one is 'heat'" in resolved.edits[0].reason
 
 
 def test_failure_archives_once_negative_evidence_outweighs_positive() -> None:
@@ -80,14 +95,14 @@ def test_failure_archives_once_negative_evidence_outweighs_positive() -> None:
 
 def test_failure_of_a_supported_insight_revises_it_narrower() -> None:
     supported = insight(
-        positive=("heat some egg and put it in fridge", "heat a mug and put it in cabinet"),
+        positive=("heat some egg and put it in fridge", "heat an egg and put it in cabinet"),
         negative=(),
     )
     plan = offline_plan(task("failed", supported), candidate=None, covered_by=None)
     (edit,) = plan.edits
     assert edit.operation == "REVISE"
-    assert edit.revised_text == f"{HEAT} ({REVISION_MARKER} heat.)"
-    assert condition_keywords(edit.revised_text) == ["heat"]
+    assert edit.revised_text == f"{HEAT} ({REVISION_MARKER} egg.)"
+    assert condition_keywords(edit.revised_text) == ["egg"]
 
 
 def test_a_conditional_insight_is_penalised_not_revised_again() -> None:
@@ -108,14 +123,16 @@ def test_a_single_supporting_query_is_too_little_to_narrow_by() -> None:
 
 
 def test_no_narrowing_words_means_penalise() -> None:
-    same_words = insight(positive=("cool some egg and put it in fridge",) * 2)
+    same_words = insight(positive=(TASK,) * 2)
     plan = offline_plan(task("failed", same_words), candidate=None, covered_by=None)
     assert ops(plan) == ["PENALIZE"]
 
 
 def test_an_insight_archived_meanwhile_only_gets_negative_evidence() -> None:
     plan = offline_plan(
-        task("failed", insight(active=False, negative=("a", "b"))), candidate=None, covered_by=None
+        task("failed", insight(active=False, negative=("a", "b"))),
+        candidate=None,
+        covered_by=None,
     )
     assert ops(plan) == ["PENALIZE"]
 
@@ -131,8 +148,8 @@ def test_an_insight_archived_meanwhile_only_gets_negative_evidence() -> None:
 def test_ablated_controllers_fall_back_to_what_they_may_do(
     allowed: frozenset[str], expected: list[str]
 ) -> None:
-    supported = insight("s", positive=("heat some egg", "heat a mug"))
-    weak = insight("w", positive=(), negative=())
+    supported = insight("s", positive=("heat some egg", "heat an egg"))
+    weak = insight("w", positive=("heat a mug",), negative=("heat a cup",))
     plan = offline_plan(
         task("failed", supported, weak), candidate=None, covered_by=None, allowed=allowed
     )

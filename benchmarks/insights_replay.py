@@ -1,0 +1,300 @@
+"""Insight memory on a replayed agent run: does retrieval hand a task insights of its own type,
+and does evidence go only where an insight applied?
+
+    python benchmarks/insights_replay.py [--data ../shared/data/alfworld_dev/trajectories.jsonl]
+        [--seed 0] [--limit N] [--fail-rate 0.15] [--human-goals 0.0]
+        [--variants add+keep,add+keep+archive,all]
+
+The stream is the ALFWorld trajectories of `alfworld_dev` in a run order (shuffled with
+--seed: an agent meets the task types mixed). Each task is the agent's run: the expert run,
+resolved, or with probability --fail-rate (0.15: 19 of the 134 tasks of the real run the
+issue describes failed; a hash of the task id is the coin) a perturbed copy made as
+benchmarks/experience_matching.py makes them (replace, delete, insert invalid attempts or swap,
+graphmem_neo4j.experience.perturb), failed. Goal texts are the environment's ("put a cool
+tomato in microwave."); --human-goals gives that share of tasks one of their human-written
+goals instead ("Put a chilled tomato in the microwave.").
+
+The stream is written as a tasks JSONL file (the format of `graphmem tasks record`), read back
+with the CLI's reader, and replayed through `InsightService.record_tasks(..., learn=True)`, the
+code path of `graphmem tasks record --feedback`, once per controller, each in its own space of
+one embedded FalkorDB, with the default embedding model and the offline controller. Then the
+same file is recorded again into the full controller's space: it must store nothing.
+
+Printed per controller:
+- same-type precision: share of retrieved insights whose source task (the task that added it;
+  for a revision, the source of the insight it revised) has the type of the task at hand;
+- positive evidence of own type: share of KEEP edits made on a task of the insight's type;
+- pollution: share of retrieved insights that advise a step the task's type does not need
+  (benchmarks/insights_ablation.py's rule), over the whole stream and its last 100 tasks;
+- how many tasks got any insight, active insights at the end, and the edits by operation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from insights_ablation import Memoized, coin, free_port, verdict
+
+from graphmem_neo4j.embedder import make_embedder
+from graphmem_neo4j.experience.models import Trajectory
+from graphmem_neo4j.experience.parsing import parse_file
+from graphmem_neo4j.experience.perturb import PERTURB_KINDS, perturb
+from graphmem_neo4j.insights.models import (
+    VARIANTS,
+    RetrievalParams,
+    Step,
+    TaskRecord,
+    stable_id,
+)
+from graphmem_neo4j.insights.parsing import read_tasks
+from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.settings import Settings
+from graphmem_neo4j.store.embedded import EmbeddedServer
+from graphmem_neo4j.task_similarity import task_key
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "alfworld_dev" / "trajectories.jsonl"
+PROCEDURE_OF = {
+    "pick_heat_then_place_in_recep": "heat",
+    "pick_cool_then_place_in_recep": "cool",
+    "pick_clean_then_place_in_recep": "clean",
+    "look_at_obj_in_light": "light",
+    "pick_and_place_simple": "place",
+    "pick_two_obj_and_place": "two",
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    record: TaskRecord
+    family: str
+
+
+def goal_of(t: Trajectory, rng: random.Random, human_share: float) -> str:
+    humans = [h.strip() for h in t.metadata.get("human_goal_descs", []) if h.strip()]
+    if humans and rng.random() < human_share:
+        return rng.choice(humans)
+    return t.task
+
+
+def agent_run(t: Trajectory, failed: bool, rng: random.Random) -> Trajectory | None:
+    """The expert run, or a perturbed copy of it (None when no perturbation fits)."""
+    if not failed:
+        return t
+    for kind in rng.sample(PERTURB_KINDS, len(PERTURB_KINDS)):
+        p = perturb(t, kind, rng)
+        if p is not None:
+            return p.perturbed
+    return None
+
+
+def build_stream(
+    path: Path, seed: int, limit: int | None, fail_rate: float, human: float
+) -> list[Task]:
+    runs = parse_file(path, kind="expert")
+    random.Random(seed).shuffle(runs)
+    rng = random.Random(f"{seed}-stream")
+    stream: list[Task] = []
+    for t in runs[:limit] if limit else runs:
+        task_id = re.sub(r"[^A-Za-z0-9_.:/#@+=\-]", "_", t.id)
+        failed = coin(seed, task_id) < fail_rate
+        run = agent_run(t, failed, rng)
+        if run is None:
+            run, failed = t, False
+        record = TaskRecord(
+            id=task_id,
+            query=goal_of(t, rng, human),
+            status="failed" if failed else "resolved",
+            steps=tuple(Step(s.action, s.observation) for s in run.steps),
+            feedback="Task failed." if failed else "Task completed.",
+        )
+        stream.append(Task(record, str(t.metadata["task_type"])))
+    return stream
+
+
+def write_jsonl(stream: list[Task], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for t in stream:
+            r = t.record
+            out.write(
+                json.dumps(
+                    {
+                        "id": r.id,
+                        "query": r.query,
+                        "status": r.status,
+                        "steps": [
+                            {"action": s.action, "observation": s.observation} for s in r.steps
+                        ],
+                        "feedback": r.feedback,
+                    }
+                )
+                + "\n"
+            )
+
+
+@dataclass
+class Run:
+    name: str
+    retrieved: int = 0
+    same_type: int = 0
+    harmful: list[int] = field(default_factory=list)
+    shown: list[int] = field(default_factory=list)
+    keeps: int = 0
+    own_keeps: int = 0
+    with_insight: int = 0
+    active: int = 0
+    operations: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def pollution(self, start: int = 0) -> float:
+        got = sum(self.shown[start:])
+        return sum(self.harmful[start:]) / got if got else 0.0
+
+
+def replay(
+    memory: GraphMemory,
+    name: str,
+    tasks: list[TaskRecord],
+    family: dict[str, str],
+    params: RetrievalParams,
+) -> Run:
+    space = "replay-" + re.sub(r"[^a-z]+", "-", name).strip("-")
+    run = Run(name)
+    started = time.perf_counter()
+    summary = memory.insights.record_tasks(
+        tasks, space=space, params=params, learn=True, allowed=VARIANTS[name]
+    )
+    run.seconds = time.perf_counter() - started
+    source: dict[str, str] = {}  # insight id → type of the task it was learnt from
+    texts: dict[str, str] = {t.id: t.query for t in tasks}
+    for done in summary.tasks:
+        mine = family[done.id]
+        got = [source.get(c.id) for c in done.retrieved]
+        run.retrieved += len(got)
+        run.same_type += sum(1 for g in got if g == mine)
+        run.with_insight += bool(got)
+        run.shown.append(len(got))
+        run.harmful.append(
+            sum(verdict(c.text, mine, texts[done.id]) == "harmful" for c in done.retrieved)
+        )
+        assert done.feedback is not None
+        plan = done.feedback.plan
+        for edit in plan.edits:
+            run.operations[edit.operation] += 1
+            if edit.operation == "KEEP":
+                run.keeps += 1
+                run.own_keeps += source.get(edit.insight_id) == mine
+            if edit.operation == "REVISE" and edit.insight_id in source:
+                new_id = stable_id("ins", done.id, "revise", edit.insight_id)
+                source[new_id] = source[edit.insight_id]
+        if plan.add.decision:
+            run.operations["ADD"] += 1
+            source[stable_id("ins", done.id, "add")] = mine
+    run.active = len(memory.insights.list_insights(space=space, limit=1_000_000))
+    return run
+
+
+def key_accuracy(path: Path) -> str:
+    runs = parse_file(path, kind="expert")
+    goals = [(t.task, PROCEDURE_OF[t.metadata["task_type"]]) for t in runs]
+    human = [
+        (h, PROCEDURE_OF[t.metadata["task_type"]])
+        for t in runs
+        for h in t.metadata.get("human_goal_descs", [])
+    ]
+
+    def share(pairs: list[tuple[str, str]]) -> str:
+        right = sum(task_key(g) == want for g, want in pairs)
+        unknown = sum(task_key(g) is None for g, _ in pairs)
+        n = len(pairs)
+        return f"{right / n:.3f} right, {unknown / n:.3f} unknown of {n}"
+
+    return (
+        f"task structure read from goals: environment goals {share(goals)}; "
+        f"human goals {share(human)}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--fail-rate", type=float, default=0.15)
+    parser.add_argument("--human-goals", type=float, default=0.0)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("-b", type=int, default=5)
+    args = parser.parse_args()
+
+    stream = build_stream(args.data, args.seed, args.limit, args.fail_rate, args.human_goals)
+    family = {t.record.id: t.family for t in stream}
+    mix = Counter(t.family for t in stream)
+    chance = sum((n / len(stream)) ** 2 for n in mix.values())
+    failed = sum(t.record.status == "failed" for t in stream)
+    params = RetrievalParams(k=args.k, b=args.b)
+    with tempfile.TemporaryDirectory(prefix="graphmem-replay-") as home:
+        tasks_file = Path(home) / "stream.jsonl"
+        write_jsonl(stream, tasks_file)
+        tasks = list(read_tasks(tasks_file).tasks)  # what `graphmem tasks record` reads
+        print(
+            f"stream: {len(tasks)} tasks (seed {args.seed}), {failed} failed, human goals "
+            f"{args.human_goals}; {dict(mix)}; chance same-type precision {chance:.3f}",
+            file=sys.stderr,
+        )
+        server = EmbeddedServer(Path(home), free_port())
+        server.ensure_running()
+        try:
+            settings = Settings(home=Path(home), embedded_port=server.port, database="replay")
+            embedder = Memoized(make_embedder(settings))
+            with GraphMemory(settings, embedder=embedder) as memory:
+                memory.init()
+                runs = []
+                for name in args.variants.split(","):
+                    runs.append(replay(memory, name, tasks, family, params))
+                    print(f"  {name}: {runs[-1].seconds:.0f} s", file=sys.stderr)
+                again = memory.insights.record_tasks(
+                    tasks,
+                    space="replay-" + re.sub(r"[^a-z]+", "-", runs[-1].name).strip("-"),
+                    params=params,
+                    learn=True,
+                    allowed=VARIANTS[runs[-1].name],
+                )
+        finally:
+            server.stop()
+    print(key_accuracy(args.data))
+    print(
+        f"\n{'controller':<18}{'same-type':>10}{'own-type':>10}{'pollution':>10}{'pollution':>10}"
+        f"{'tasks w/':>9}{'active':>7}  edits"
+    )
+    print(
+        f"{'':<18}{'precision':>10}{'evidence':>10}{'all':>10}{'last 100':>10}"
+        f"{'insight':>9}{'at end':>7}"
+    )
+    n = len(tasks)
+    for r in runs:
+        precision = r.same_type / r.retrieved if r.retrieved else 0.0
+        purity = r.own_keeps / r.keeps if r.keeps else 0.0
+        edits = ", ".join(f"{op} {c}" for op, c in sorted(r.operations.items()) if op != "NONE")
+        print(
+            f"{r.name:<18}{precision:>10.3f}{purity:>10.3f}{r.pollution():>10.3f}"
+            f"{r.pollution(max(0, n - 100)):>10.3f}{r.with_insight:>9}{r.active:>7}  {edits}"
+        )
+    judged = sum(t.feedback is not None and t.feedback.applied for t in again.tasks)
+    print(
+        f"\nre-recording the stream into {runs[-1].name}'s space: {again.recorded} recorded, "
+        f"{again.unchanged} unchanged, {judged} judged again"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""Utility-aware retrieval (EvoGraph-Mem §3.3) against the graph.
+
+eq. 2: the top-k recorded queries most similar to the new one, among the tasks of its
+structure (`task_similarity`: the same procedure, or either unknown); eq. 3-4: plus their
+query-graph neighbours of that structure; eq. 7-10: the active insights with positive evidence
+in that set, ranked by r = s − λc (cypher/insights/retrieve.cypher; `scoring.py` is the
+reference in Python).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..nearest import nearest_one
+from ..task_similarity import task_key
+from .deps import Parts
+from .models import InsightCandidate, Retrieval, RetrievalParams, SimilarQuery
+from .parsing import check_text
+
+
+class Retriever:
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+
+    def retrieve(
+        self, query: str, *, space: str, params: RetrievalParams | None = None
+    ) -> Retrieval:
+        check_text(query, field="query")
+        params = params or RetrievalParams()
+        self.parts.require_space(space)
+        self.parts.ensure_embedder_matches()
+        vector = self.parts.embedder.embed([query])[0]
+        return self.search(vector, space, params, [], task_key(query))
+
+    def retrieve_by_vector(
+        self,
+        vector: Sequence[float],
+        *,
+        space: str,
+        params: RetrievalParams | None = None,
+        exclude: Sequence[str] = (),
+        query: str | None = None,
+    ) -> Retrieval:
+        params = params or RetrievalParams()
+        self.parts.require_space(space)
+        self.parts.ensure_embedder_matches()
+        key = task_key(query) if query is not None else None
+        return self.search(list(vector), space, params, list(exclude), key)
+
+    def search(
+        self,
+        vector: list[float],
+        space: str,
+        params: RetrievalParams,
+        exclude: list[str],
+        key: str | None,
+    ) -> Retrieval:
+        seeds = self.nearest(vector, space, params.k, exclude, key, rescore=False)
+        return self.rank(seeds, space, params, exclude, key)
+
+    def nearest(
+        self,
+        vector: list[float],
+        space: str,
+        k: int,
+        exclude: list[str],
+        key: str | None,
+        *,
+        rescore: bool = True,
+    ) -> list[SimilarQuery]:
+        """Eq. 2 among the queries compatible with `key` (all of them when it is None).
+
+        `rescore` recomputes the similarities from the vectors, the same on both engines to the
+        last bit: needed when they are stored (recording), not when they only rank (retrieval,
+        which then saves fetching every candidate's vector)."""
+        if k == 0:
+            return []
+        rows = nearest_one(
+            self.parts.store,
+            "insights/nearest_queries",
+            vector,
+            space=space,
+            k=k,
+            params={"exclude": exclude, "task_key": key},
+            rescore=rescore,
+        )
+        return [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
+
+    def rank(
+        self,
+        seeds: Sequence[SimilarQuery],
+        space: str,
+        params: RetrievalParams,
+        exclude: list[str],
+        key: str | None,
+    ) -> Retrieval:
+        if not seeds:
+            return Retrieval((), 0, ())
+        rows = self.parts.store.read(
+            "insights/retrieve",
+            {
+                "space": space,
+                "seed_ids": [s.id for s in seeds],
+                "exclude": exclude,
+                "task_key": key,
+                "lambda": float(params.lam),
+                "b": params.b,
+            },
+        )
+        insights = tuple(
+            InsightCandidate(
+                r["id"], r["text"], float(r["score"]), int(r["positive"]), int(r["negative"])
+            )
+            for r in rows
+        )
+        size = int(rows[0]["query_set"]) if rows else 0
+        return Retrieval(tuple(seeds), size, insights)

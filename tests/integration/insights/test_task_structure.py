@@ -1,0 +1,123 @@
+"""Issue 18: on a stream of household tasks that read alike, retrieval hands a task only
+insights learnt on tasks of its own structure, and evidence goes only where an insight
+applied."""
+
+from __future__ import annotations
+
+from graphmem_neo4j.insights.rules import templated_insight
+from graphmem_neo4j.memory import GraphMemory
+
+from .conftest import graph, task
+
+TAKE = ("go to countertop 1", "take tomato 1 from countertop 1")
+PUT = ("go to microwave 1", "put tomato 1 in/on microwave 1")
+PLACE = (*TAKE, *PUT)
+COOL = (*TAKE, "go to fridge 1", "cool tomato 1 with fridge 1", *PUT)
+
+
+def test_a_cooling_task_is_not_handed_a_placement_insight(memory: GraphMemory, space: str) -> None:
+    """Before: the placement task was the nearest query and its insight came along."""
+    memory.insights.record_tasks(
+        [task("place", "put a tomato in microwave", actions=PLACE)], space=space, learn=True
+    )
+    assert memory.insights.list_insights(space=space)
+    cool = memory.insights.retrieve("put a cool tomato in microwave", space=space)
+    assert cool.insights == () and cool.queries == ()
+    place = memory.insights.retrieve("put a potato in microwave", space=space)
+    assert [q.id for q in place.queries] == ["place"] and place.insights
+
+
+def test_similarity_edges_join_only_tasks_of_one_structure(memory: GraphMemory, space: str) -> None:
+    memory.insights.record_tasks(
+        [
+            task("place", "put a tomato in microwave", actions=PLACE),
+            task("cool-1", "put a cool tomato in microwave", actions=COOL),
+            task("cool-2", "cool some tomato and put it in microwave", actions=COOL),
+        ],
+        space=space,
+    )
+    g = graph(memory, space)
+    assert g.edges("SIMILAR_QUERY") <= {("cool-2", "cool-1")}
+    assert {g.props("Query", q)["task_key"] for q in ("place", "cool-1", "cool-2")} == {
+        "place",
+        "cool",
+    }
+
+
+def test_a_lesson_is_not_covered_by_a_near_identical_one_of_another_structure(
+    memory: GraphMemory, space: str
+) -> None:
+    """The ADD guard: the cooling lesson reads almost like the placement one (cosine ≥ 0.85
+    with the test embedder), but it does not serve cooling tasks, so it must not block it."""
+    # steps outside ALFWorld's action language: the goals tell the structures apart
+    steps = ("fetch tomato", "place tomato in microwave")
+    place = task("place", "put a tomato in microwave", actions=steps)
+    cool = task("cool", "put a cool tomato in microwave", actions=steps)
+    texts = [templated_insight(t.query, t.steps) or "" for t in (place, cool)]
+    a, b = memory.embedder.embed(texts)
+    assert sum(x * y for x, y in zip(a, b, strict=True)) >= 0.85
+    memory.insights.record_tasks([place, cool], space=space, learn=True)
+    added = [i.text for i in memory.insights.list_insights(space=space)]
+    assert sorted(added) == sorted(texts)
+
+
+def test_a_retrieved_insight_that_did_not_apply_gets_an_audit_record_and_no_evidence(
+    memory: GraphMemory, space: str
+) -> None:
+    memory.insights.record_tasks(
+        [
+            task("heat", "heat some egg and put it in countertop", actions=()),
+            task("cool", "cool some egg and put it in countertop", actions=()),
+        ],
+        space=space,
+    )
+    # learnt on one heating and one cooling task: no source structure, no actions
+    mixed = memory.insights.add_insight("Mind the egg.", space=space, evidence=["heat", "cool"])
+    memory.insights.record_tasks(
+        [task("t", "heat some potato and put it in countertop", actions=("heat potato 1",))],
+        space=space,
+    )
+    result = memory.insights.feedback("t", space=space)
+    (edit,) = result.plan.edits
+    assert (edit.insight_id, edit.operation) == (mixed.id, "NOT_APPLICABLE")
+    g = graph(memory, space)
+    assert (mixed.id, "t") not in g.edges("POSITIVE") | g.edges("NEGATIVE")
+    trail = memory.insights.history(mixed.id, space=space).edits
+    assert [(e.operation, e.query_id) for e in trail] == [("ADD", None), ("NOT_APPLICABLE", "t")]
+    assert trail[1].reason.startswith("[rule none]")
+    assert memory.insights.get_insight(mixed.id, space=space).positive == 2
+
+
+def test_re_recording_a_judged_stream_stores_nothing(memory: GraphMemory, space: str) -> None:
+    stream = [
+        task("place", "put a tomato in microwave", actions=PLACE),
+        task("cool", "put a cool tomato in microwave", actions=COOL),
+        task("cool-2", "cool some tomato and put it in microwave", actions=COOL),
+        task("fail", "cool some egg and put it in microwave", status="failed", actions=COOL),
+    ]
+    memory.insights.record_tasks(stream, space=space, learn=True)
+    before = memory.stats(space)
+    again = memory.insights.record_tasks(stream, space=space, learn=True)
+    assert (again.recorded, again.unchanged) == (0, 4)
+    assert all(t.feedback is not None and t.feedback.already_applied for t in again.tasks)
+    assert memory.stats(space) == before
+
+
+def test_a_resolved_task_is_recorded_with_what_its_trajectory_did(
+    memory: GraphMemory, space: str
+) -> None:
+    """A human-written goal can hide the procedure ("Put a tomato in the microwave." for a
+    cooling): the resolved trajectory tells, so later cooling tasks find it and its lesson."""
+    memory.insights.record_tasks(
+        [
+            task("hidden", "Put the tomato in the microwave.", actions=COOL),
+            task("said", "Put the tomato in the microwave.", status="failed", actions=COOL),
+        ],
+        space=space,
+        learn=True,
+    )
+    g = graph(memory, space)
+    assert g.props("Query", "hidden")["task_key"] == "cool"
+    assert g.props("Query", "said")["task_key"] == "place"  # failed: what it was asked
+    found = memory.insights.retrieve("put a cool tomato in microwave", space=space)
+    assert [q.id for q in found.queries] == ["hidden"] and found.insights
