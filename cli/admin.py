@@ -193,6 +193,11 @@ def _print_tokens(tokens: dict[str, Any]) -> None:
         f"  tokens: LLM {llm['prompt_tokens']} prompt + {llm['completion_tokens']} completion "
         f"in {llm['calls']} calls{per_layer(llm['by_layer'])}"
         + (f", {llm['failures']} failed attempts" if llm["failures"] else "")
+        + (
+            f", estimated for {llm['estimated_calls']} calls (the endpoint reported no usage)"
+            if llm.get("estimated_calls")
+            else ""
+        )
     )
     typer.echo(
         f"  tokens: recall {recall['context_tokens']} context tokens in {recall['calls']} "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from . import admin, browse, conversation, experience, facts, insights, neo4j, recall, server
+from . import admin, browse, conversation, experience, facts, insights, llm, neo4j, recall, server
 from .common import STATE
 
 app = typer.Typer(
@@ -50,6 +50,7 @@ def main(
 
 app.add_typer(server.app, name="server")
 app.add_typer(neo4j.app, name="neo4j")
+app.add_typer(llm.app, name="llm")
 admin.register(app)
 conversation.register(app)
 facts.register(app)

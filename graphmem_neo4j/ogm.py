@@ -299,6 +299,7 @@ class Space(MemoryNode):
     llm_failures = IntegerProperty()
     llm_prompt_tokens = IntegerProperty()
     llm_completion_tokens = IntegerProperty()
+    llm_estimated_calls = IntegerProperty()
     llm_tokens_conversation = IntegerProperty()
     llm_tokens_facts = IntegerProperty()
     llm_tokens_insights = IntegerProperty()

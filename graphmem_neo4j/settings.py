@@ -60,6 +60,16 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout: float = Field(default=30.0, gt=0)
     llm_max_retries: int = Field(default=2, ge=0)
+    llm_max_tokens: int = Field(
+        default=1024, ge=1, description="Longest answer asked for (an answer cut there is retried)"
+    )
+    llm_response_format: Literal["auto", "json_schema", "json_object_schema", "json_object"] = (
+        Field(
+            default="auto",
+            description="How answers are constrained: auto tries json_schema, then json_object "
+            "with the schema, then plain json_object, and keeps the first the endpoint takes",
+        )
+    )
     llm_fallback: Literal["offline", "error"] = Field(
         default="offline",
         description="When the LLM keeps failing: use the offline path, or stop with an error",

@@ -62,12 +62,14 @@ TokenCounter = Callable[[str], int]
 # --- LLM usage ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LLMUsage:
-    """LLM tokens as the endpoint reported them."""
+    """LLM tokens as the endpoint reported them (estimated for `estimated_calls` of the calls:
+    those whose endpoint reported no usage)."""
 
     calls: int = 0
     failures: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    estimated_calls: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -79,6 +81,7 @@ class LLMUsage:
             self.failures + other.failures,
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
+            self.estimated_calls + other.estimated_calls,
         )
 
     def __sub__(self, other: LLMUsage) -> LLMUsage:
@@ -87,11 +90,18 @@ class LLMUsage:
             self.failures - other.failures,
             self.prompt_tokens - other.prompt_tokens,
             self.completion_tokens - other.completion_tokens,
+            self.estimated_calls - other.estimated_calls,
         )
 
     @classmethod
     def of(cls, usage: TokenUsage) -> LLMUsage:
-        return cls(usage.calls, usage.failures, usage.prompt_tokens, usage.completion_tokens)
+        return cls(
+            usage.calls,
+            usage.failures,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.estimated_calls,
+        )
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -100,6 +110,7 @@ class LLMUsage:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
+            "estimated_calls": self.estimated_calls,
         }
 
 
@@ -115,15 +126,24 @@ class _Tap(TokenUsage):
     """The client's TokenUsage, also telling the meter about every call it counts."""
 
     def __init__(
-        self, base: TokenUsage, on_add: Callable[[int, int], None], on_fail: Callable[[], None]
+        self,
+        base: TokenUsage,
+        on_add: Callable[[int, int, bool], None],
+        on_fail: Callable[[], None],
     ) -> None:
-        super().__init__(base.prompt_tokens, base.completion_tokens, base.calls, base.failures)
+        super().__init__(
+            base.prompt_tokens,
+            base.completion_tokens,
+            base.calls,
+            base.failures,
+            base.estimated_calls,
+        )
         self._on_add = on_add
         self._on_fail = on_fail
 
-    def add(self, prompt: int, completion: int) -> None:
-        super().add(prompt, completion)
-        self._on_add(prompt, completion)
+    def add(self, prompt: int, completion: int, *, estimated: bool = False) -> None:
+        super().add(prompt, completion, estimated=estimated)
+        self._on_add(prompt, completion, estimated)
 
     def failed(self) -> None:
         super().failed()
@@ -196,24 +216,44 @@ class MeteredLLM:
             counted.add(usage)
         self._sink(space, layer, usage)
 
-    def _added(self, prompt: int, completion: int) -> None:
-        self._book(LLMUsage(1, 0, prompt, completion))
+    def _added(self, prompt: int, completion: int, estimated: bool) -> None:
+        self._book(LLMUsage(1, 0, prompt, completion, int(estimated)))
 
     def _failed(self) -> None:
         self._book(LLMUsage(0, 1, 0, 0))
 
     def call(
-        self, space: str, counted: Tally | None, *, system: str, user: str, schema: type[T]
+        self,
+        space: str,
+        counted: Tally | None,
+        *,
+        system: str,
+        user: str,
+        schema: type[T],
+        json_schema: dict[str, Any] | None = None,
     ) -> T:
         previous = getattr(self._local, "call", None)
         self._local.call = (space, layer_of(schema), counted)
         try:
-            return self.inner.complete_json(system=system, user=user, schema=schema)
+            if json_schema is None:  # clients written before the argument existed still work
+                return self.inner.complete_json(system=system, user=user, schema=schema)
+            return self.inner.complete_json(
+                system=system, user=user, schema=schema, json_schema=json_schema
+            )
         finally:
             self._local.call = previous
 
-    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
-        return self.call("", _TALLY.get(), system=system, user=user, schema=schema)
+    def complete_json(
+        self,
+        *,
+        system: str,
+        user: str,
+        schema: type[T],
+        json_schema: dict[str, Any] | None = None,
+    ) -> T:
+        return self.call(
+            "", _TALLY.get(), system=system, user=user, schema=schema, json_schema=json_schema
+        )
 
 
 class SpaceLLM:
@@ -226,8 +266,22 @@ class SpaceLLM:
         self.model = meter.model
         self.usage = meter.usage
 
-    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
-        return self.meter.call(self.space, self.counted, system=system, user=user, schema=schema)
+    def complete_json(
+        self,
+        *,
+        system: str,
+        user: str,
+        schema: type[T],
+        json_schema: dict[str, Any] | None = None,
+    ) -> T:
+        return self.meter.call(
+            self.space,
+            self.counted,
+            system=system,
+            user=user,
+            schema=schema,
+            json_schema=json_schema,
+        )
 
 
 # --- per-space ledger --------------------------------------------------------------------------
@@ -302,6 +356,7 @@ def usage_rows(
                 "llm_failures": 0,
                 "llm_prompt_tokens": 0,
                 "llm_completion_tokens": 0,
+                "llm_estimated_calls": 0,
                 "recall_calls": 0,
                 **{f"llm_tokens_{layer}": 0 for layer in (*LAYERS, "other")},
                 **{f"recall_tokens_{layer}": 0 for layer in LAYERS},
@@ -314,6 +369,7 @@ def usage_rows(
         r["llm_failures"] += usage.failures
         r["llm_prompt_tokens"] += usage.prompt_tokens
         r["llm_completion_tokens"] += usage.completion_tokens
+        r["llm_estimated_calls"] += usage.estimated_calls
         key = f"llm_tokens_{layer if layer in LAYERS else 'other'}"
         r[key] += usage.total_tokens
     for space, spent in recall.items():
@@ -370,7 +426,11 @@ def read_totals(store: GraphStore, space: str) -> TokenTotals:
         return int(value) if value is not None else 0
 
     llm = LLMUsage(
-        n("llm_calls"), n("llm_failures"), n("llm_prompt_tokens"), n("llm_completion_tokens")
+        n("llm_calls"),
+        n("llm_failures"),
+        n("llm_prompt_tokens"),
+        n("llm_completion_tokens"),
+        n("llm_estimated_calls"),
     )
     by_layer = {
         layer: n(f"llm_tokens_{layer}") for layer in (*LAYERS, "other") if n(f"llm_tokens_{layer}")

@@ -1,9 +1,10 @@
 """Turn → typed entities and attributed relations.
 
-Two extractors behind one protocol: `OfflineExtractor` (deterministic rules, no model: names,
-quoted titles, noun phrases after determiners, dates, subject-verb-object and possessive
-patterns) and `LLMExtractor` (any OpenAI-compatible endpoint, JSON validated with pydantic,
-falling back to the offline rules when the LLM keeps failing and settings allow it).
+Two extractors behind one protocol: `OfflineExtractor` here (deterministic rules, no model:
+names, quoted titles, noun phrases after determiners, dates, subject-verb-object and possessive
+patterns) and `LLMExtractor` in extract_llm.py (any OpenAI-compatible endpoint, JSON validated
+with pydantic, falling back to the offline rules when the LLM keeps failing and settings allow
+it).
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from pydantic import BaseModel, Field, field_validator, model_validator
-
-from ..errors import LLMError
 from .models import ExtractedEntity, ExtractedRelation, TurnExtraction, TurnInput
 from .text import (
     CONVERSATION_STOPWORDS,
@@ -26,7 +24,7 @@ from .text import (
 )
 
 if TYPE_CHECKING:
-    from ..llm import LLMClient
+    pass
 
 
 class Extractor(Protocol):
@@ -278,119 +276,4 @@ class OfflineExtractor:
                 words.append(n)
             if words:
                 out.append((owner, " ".join(words)))
-        return out
-
-
-# --- LLM ----------------------------------------------------------------------------------
-
-
-class LLMEntity(BaseModel):
-    name: str = Field(min_length=1, max_length=120)
-    type: str = Field(min_length=1, max_length=40)
-
-
-class LLMRelation(BaseModel):
-    source: str = Field(min_length=1)
-    target: str = Field(min_length=1)
-    type: str = Field(min_length=1, max_length=60)
-    fact: str = Field(min_length=1, max_length=400)
-
-    @field_validator("type")
-    @classmethod
-    def snake_case(cls, value: str) -> str:
-        return re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_") or "related_to"
-
-
-class LLMTurnExtraction(BaseModel):
-    turn_id: str
-    entities: list[LLMEntity] = Field(default_factory=list)
-    relations: list[LLMRelation] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def endpoints_are_entities(self) -> LLMTurnExtraction:
-        names = {name_key(e.name) for e in self.entities}
-        for rel in self.relations:
-            for end in (rel.source, rel.target):
-                if name_key(end) not in names:
-                    raise ValueError(
-                        f"relation endpoint {end!r} of turn {self.turn_id} is not in its entities"
-                    )
-        return self
-
-
-class LLMExtractionAnswer(BaseModel):
-    turns: list[LLMTurnExtraction]
-
-
-SYSTEM_PROMPT = (
-    "You turn conversation turns into a knowledge graph. For each turn return its entities "
-    "(people, places, organisations, objects, activities, events, dates; `type` is one lower-case "
-    "word) and the relations the turn states between them: `source` and `target` are entity "
-    "names from the same turn, `type` a short snake_case verb phrase, `fact` one sentence in the "
-    "turn's words. Resolve 'I'/'me'/'my' to the speaker's name and relative dates against the "
-    "turn's date. Answer with one JSON object: "
-    '{"turns": [{"turn_id": str, "entities": [{"name": str, "type": str}], '
-    '"relations": [{"source": str, "target": str, "type": str, "fact": str}]}]}'
-)
-
-
-def llm_user_prompt(turns: Sequence[TurnInput]) -> str:
-    from .text import from_epoch_ms
-
-    lines = []
-    for turn in turns:
-        when = from_epoch_ms(turn.timestamp).date().isoformat() if turn.timestamp else "unknown"
-        lines.append(f"[{turn.turn_id}] ({when}) {turn.speaker}: {turn.text}")
-    return "Turns:\n" + "\n".join(lines)
-
-
-class LLMExtractor:
-    """Extraction by an LLM, `per_call` turns per request; answers that do not validate are
-    retried by the client, then (with `fallback`) replaced by the offline rules."""
-
-    name = "llm"
-
-    def __init__(
-        self, llm: LLMClient, *, fallback: OfflineExtractor | None, per_call: int = 8
-    ) -> None:
-        self.llm = llm
-        self.fallback = fallback
-        self.per_call = per_call
-        self.fallbacks = 0
-
-    def extract(self, turns: Sequence[TurnInput], speakers: frozenset[str]) -> list[TurnExtraction]:
-        out: list[TurnExtraction] = []
-        for start in range(0, len(turns), self.per_call):
-            chunk = turns[start : start + self.per_call]
-            out.extend(self._chunk(chunk, speakers))
-        return out
-
-    def _chunk(self, turns: Sequence[TurnInput], speakers: frozenset[str]) -> list[TurnExtraction]:
-        try:
-            answer = self.llm.complete_json(
-                system=SYSTEM_PROMPT, user=llm_user_prompt(turns), schema=LLMExtractionAnswer
-            )
-        except LLMError:
-            if self.fallback is None:
-                raise
-            self.fallbacks += 1
-            return self.fallback.extract(turns, speakers)
-        by_id = {t.turn_id: t for t in answer.turns}
-        out = []
-        for turn in turns:
-            got = by_id.get(turn.turn_id)
-            if got is None:
-                # The model skipped a turn: the rules fill the gap rather than losing it.
-                out.append(
-                    self.fallback.extract_one(turn, speakers) if self.fallback else TurnExtraction()
-                )
-                continue
-            out.append(
-                TurnExtraction(
-                    tuple(ExtractedEntity(e.name.strip(), e.type.lower()) for e in got.entities),
-                    tuple(
-                        ExtractedRelation(r.source, r.target, r.type, r.fact) for r in got.relations
-                    ),
-                )
-            )
         return out

@@ -25,7 +25,8 @@ from . import forgetting
 from .coref import inherit_referents
 from .deps import Parts
 from .entities import Embed, resolve_entities
-from .extract import Extractor, LLMExtractor, OfflineExtractor
+from .extract import Extractor, OfflineExtractor
+from .extract_llm import LLMExtractor
 from .models import ConversationConfig, ForgetReport, IngestReport, TurnExtraction, TurnInput
 from .plan import TurnPlan, check_unique, plan_turns, stored_turns
 from .readers import InputFormat, read_turns

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from ..llm import LLMClient
 from .models import CommonEdge, CrossTaskInsight, DecisionGraph, GraphDiff, TaskInsights, Trajectory
@@ -136,13 +137,17 @@ SYSTEM = (
 )
 
 
+# Not blank once stripped: a model may answer " " or "", which would store an empty insight.
+_Advice = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+
+
 class InsightDraft(BaseModel):
-    insights: list[str] = Field(min_length=1, max_length=MAX_INSIGHTS)
+    insights: list[_Advice] = Field(min_length=1, max_length=MAX_INSIGHTS)
     """Each a single imperative sentence."""
 
 
 class EdgeDraft(BaseModel):
-    insight: str = Field(min_length=1)
+    insight: _Advice
 
 
 def _ops_text(pair: ComparedPair) -> str:

@@ -26,6 +26,9 @@ valid_from and confidence.
 Extract only facts the text states. Reply with JSON: {"facts": [ ...units... ]}."""
 
 
+MAX_UNITS = 32  # units asked for per text
+
+
 class ExtractedUnit(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -46,7 +49,10 @@ def extract_with_llm(
     llm: LLMClient, text: str, *, source: str | None = None
 ) -> tuple[list[FactInput], int]:
     """Facts the model found, and how many of its units failed validation (dropped)."""
-    answer = llm.complete_json(system=SYSTEM, user=text, schema=ExtractedUnits)
+    schema = ExtractedUnits.model_json_schema()
+    # a bound an enforcing endpoint (a grammar on llama.cpp) keeps a small model from looping
+    schema["properties"]["facts"]["maxItems"] = MAX_UNITS
+    answer = llm.complete_json(system=SYSTEM, user=text, schema=ExtractedUnits, json_schema=schema)
     facts: list[FactInput] = []
     dropped = 0
     for unit in answer.facts:

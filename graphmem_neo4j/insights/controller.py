@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -168,12 +168,28 @@ def to_plan(answer: ControllerAnswer, task: ControllerInput, decided_by: str) ->
     )
 
 
+def answer_schema(task: ControllerInput) -> dict[str, Any]:
+    """ControllerAnswer's JSON schema narrowed to this task: `insight_id` one of the retrieved
+    ids, one edit per retrieved insight. Sent as the structured-output schema, so an endpoint
+    that enforces it (a grammar on llama.cpp, strict mode on OpenAI) cannot invent an id;
+    `problems` still checks every answer."""
+    schema = ControllerAnswer.model_json_schema()
+    edits = schema["properties"]["insight_edits"]
+    edits["minItems"] = edits["maxItems"] = len(task.retrieved)
+    if task.retrieved:
+        schema["$defs"]["InsightEditAnswer"]["properties"]["insight_id"]["enum"] = [
+            r.id for r in task.retrieved
+        ]
+    return schema
+
+
 def llm_plan(
     llm: LLMClient, task: ControllerInput, *, attempts: int = MAX_ATTEMPTS
 ) -> ControllerPlan:
     """Ask the LLM; an answer naming unknown ids, skipping one, or missing a text is sent back
     with what was wrong, at most `attempts` times in all. LLMError when none is usable."""
     user = build_user_prompt(task)
+    narrowed = answer_schema(task)
     last: list[str] = []
     for _ in range(attempts):
         prompt = user
@@ -183,7 +199,9 @@ def llm_plan(
                 + "; ".join(last)
                 + ". Give exactly one operation for each retrieved insight_id and nothing else."
             )
-        answer = llm.complete_json(system=SYSTEM_PROMPT, user=prompt, schema=ControllerAnswer)
+        answer = llm.complete_json(
+            system=SYSTEM_PROMPT, user=prompt, schema=ControllerAnswer, json_schema=narrowed
+        )
         last = problems(answer, task)
         if not last:
             return to_plan(answer, task, decided_by=f"controller:llm:{llm.model}")

@@ -2,6 +2,9 @@
 
 Answers come from a queue the test fills: a string is returned as the message content, an int
 as an HTTP error status, a float as a delay in seconds before the next queued answer.
+`refused_formats` names the response_format forms the fake refuses with HTTP 500, as llama.cpp's
+server does with "json_schema" ("json_schema", "json_object_schema" for json_object with a
+schema); with `report_usage` False the answers carry no token usage.
 """
 
 from __future__ import annotations
@@ -14,12 +17,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+def format_kind(response_format: Any) -> str:
+    """"json_schema", "json_object_schema", "json_object" or "none"."""
+    if not isinstance(response_format, dict):
+        return "none"
+    kind = str(response_format.get("type"))
+    return f"{kind}_schema" if kind == "json_object" and "schema" in response_format else kind
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.answers: deque[str | int | float] = deque()
         self.requests: list[dict[str, Any]] = []
         self.prompt_tokens = 11
         self.completion_tokens = 7
+        self.refused_formats: set[str] = set()
+        self.report_usage = True
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -32,6 +45,12 @@ class FakeOpenAI:
                 fake.requests.append(
                     {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
                 )
+                if format_kind(body.get("response_format")) in fake.refused_formats:
+                    self.send_response(500)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(json.dumps({"error": {"message": "bad format"}}).encode())
+                    return
                 answer = fake.answers.popleft() if fake.answers else "{}"
                 while isinstance(answer, float):
                     time.sleep(answer)
@@ -58,7 +77,9 @@ class FakeOpenAI:
                         "prompt_tokens": fake.prompt_tokens,
                         "completion_tokens": fake.completion_tokens,
                         "total_tokens": fake.prompt_tokens + fake.completion_tokens,
-                    },
+                    }
+                    if fake.report_usage
+                    else None,
                 }
                 data = json.dumps(payload).encode()
                 self.send_response(200)

@@ -81,7 +81,13 @@ def test_the_llms_decisions_are_applied(
     messages = request["body"]["messages"]
     assert messages[0]["content"].startswith("You are a graph memory controller.")
     assert a in messages[1]["content"] and "The egg exploded." in messages[1]["content"]
-    assert request["body"]["response_format"] == {"type": "json_object"}
+    # structured output: the answer's JSON schema, strict (every field of it is required)
+    answer_format = request["body"]["response_format"]
+    assert answer_format["type"] == "json_schema" and answer_format["json_schema"]["strict"]
+    assert set(answer_format["json_schema"]["schema"]["required"]) == {
+        "insight_edits",
+        "add_new_insight",
+    }
     trail = memory.insights.history(a, space=space)
     assert trail.edits[-1].actor == "controller:llm:fake-model"
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from graphmem_neo4j.conversation.extract import LLMExtractor, OfflineExtractor
+from graphmem_neo4j.conversation.extract import OfflineExtractor
+from graphmem_neo4j.conversation.extract_llm import LLMExtractor
 from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.conversation.text import name_key, parse_iso
 from graphmem_neo4j.errors import LLMError

@@ -72,10 +72,14 @@ class ScriptedLLM:
     def __init__(self, *answers: dict[str, Any]) -> None:
         self.answers = deque(answers)
         self.prompts: list[tuple[str, str]] = []
+        self.schemas: list[object] = []
         self.usage = TokenUsage()
 
-    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
+    def complete_json(
+        self, *, system: str, user: str, schema: type[T], json_schema: object = None
+    ) -> T:
         self.prompts.append((system, user))
+        self.schemas.append(json_schema)
         return schema.model_validate(self.answers.popleft())
 
 
@@ -196,3 +200,18 @@ def test_restrict_downgrades_forbidden_edits() -> None:
     assert archive_only.edits[0].revised_text is None
     assert "may not REVISE" in archive_only.edits[0].reason
     assert [e.operation for e in restrict(plan, ADD_KEEP).edits] == ["NONE", "NONE", "KEEP"]
+
+
+def test_the_requested_schema_names_only_the_retrieved_ids() -> None:
+    llm = ScriptedLLM(answer())
+    llm_plan(llm, TASK)
+    (sent,) = llm.schemas
+    assert isinstance(sent, dict)
+    edit = sent["$defs"]["InsightEditAnswer"]["properties"]["insight_id"]
+    assert edit["enum"] == ["i1", "i2"]
+    edits = sent["properties"]["insight_edits"]
+    assert edits["minItems"] == edits["maxItems"] == 2
+    # the pydantic model itself stays general: the checks in `problems` still run
+    assert "enum" not in ControllerAnswer.model_json_schema()["$defs"]["InsightEditAnswer"][
+        "properties"
+    ]["insight_id"]

@@ -103,6 +103,7 @@ def test_metered_llm_records_every_response_with_its_layer() -> None:
         "completion_tokens": 7,
         "calls": 2,
         "failures": 1,
+        "estimated_calls": 0,
     }
     assert llm.usage is inner.usage
     assert counted.usage == total

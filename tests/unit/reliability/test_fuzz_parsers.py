@@ -324,7 +324,7 @@ def test_space_names(name: str) -> None:
 @FUZZ
 @given(text_of(max_size=200) | json_values.map(json.dumps))
 def test_llm_answers_validate_or_raise_value_errors(text: str) -> None:
-    from graphmem_neo4j.conversation.extract import LLMExtractionAnswer
+    from graphmem_neo4j.conversation.extract_llm import LLMExtractionAnswer
 
     try:
         answer = parse_json_answer(text, LLMExtractionAnswer)
