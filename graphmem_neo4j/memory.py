@@ -18,7 +18,8 @@ from .schema import SYSTEM_LABELS
 from .schema_types import Migration
 from .settings import Settings
 from .store import GraphStore
-from .tokens import LLMUsage, Tally, TokenTotals, read_totals, tally
+from .token_ledger import TokenTotals, read_totals
+from .tokens import LLMUsage, Tally, tally
 
 if TYPE_CHECKING:
     from .chatlog import ChatLogReport

@@ -21,7 +21,8 @@ from .schema_types import Migration
 from .settings import Settings
 from .spaces import validate_space
 from .store import GraphStore, open_store
-from .tokens import LLMUsage, MeteredLLM, SpaceLLM, UsageLedger, write_usage
+from .token_ledger import UsageLedger, write_usage
+from .tokens import LLMUsage, MeteredLLM, SpaceLLM
 
 
 class MemoryParts:

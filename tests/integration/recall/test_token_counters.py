@@ -8,7 +8,8 @@ import threading
 
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.memory import GraphMemory
-from graphmem_neo4j.tokens import LLMUsage, RecallUsage, read_totals, write_usage
+from graphmem_neo4j.token_ledger import RecallUsage, read_totals, write_usage
+from graphmem_neo4j.tokens import LLMUsage
 
 WRITERS = 6
 ROUNDS = 25

@@ -12,15 +12,13 @@ from pydantic import BaseModel
 from graphmem_neo4j.facts.llm_extract import ExtractedUnits
 from graphmem_neo4j.insights.controller import ControllerAnswer
 from graphmem_neo4j.llm import TokenUsage
+from graphmem_neo4j.token_ledger import RecallUsage, UsageLedger, usage_rows
 from graphmem_neo4j.tokens import (
     LLMUsage,
     MeteredLLM,
-    RecallUsage,
-    UsageLedger,
     estimate_tokens,
     layer_of,
     tally,
-    usage_rows,
 )
 
 
