@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..deps import Defaults
 from ..embedder import Embedder
 from ..llm import LLMClient
 from ..store import GraphStore
@@ -22,6 +23,11 @@ class Parts(Protocol):
     def embedder(self) -> Embedder: ...
 
     def llm_for(self, space: str) -> LLMClient | None: ...
+
+    @property
+    def defaults(self) -> Defaults:
+        """The space of a call that names none, and what a failed LLM call does."""
+        ...
 
     def ensure_space(self, space: str) -> str:
         """Validate the name and create the space if it is new (before writes)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from .deps import Parts
 from .forget import Forgetter
 from .ingest import Ingestor, Progress
 from .models import (
@@ -27,13 +27,10 @@ from .readers import InputFormat, QueryRow
 from .search import Searcher
 from .state import SpaceState, SpaceStats
 
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
-
 
 class ConversationService:
-    def __init__(self, memory: GraphMemory, config: ConversationConfig | None = None) -> None:
-        self.memory = memory
+    def __init__(self, parts: Parts, config: ConversationConfig | None = None) -> None:
+        self.parts = parts
         self._searcher: Searcher | None = None
         self.config = config or ConversationConfig()
 
@@ -46,18 +43,18 @@ class ConversationService:
         """The modules are rebuilt around a new configuration."""
         if self._searcher is not None:
             self._searcher.close()
-        memory = self.memory
+        parts = self.parts
         self._config = config
-        self._state = SpaceState(memory)
-        self._forgetter = Forgetter(memory, config, self._state)
-        self._searcher = Searcher(memory, config, self._state)
+        self._state = SpaceState(parts)
+        self._forgetter = Forgetter(parts, config, self._state)
+        self._searcher = Searcher(parts, config, self._state)
         self._ingestor = Ingestor(
-            memory,
+            parts,
             config,
             self._state,
             forget=lambda space: self._forgetter.forget(space=space),
-            default_space=memory.settings.space,
-            llm_fallback=memory.settings.llm_fallback == "offline",
+            default_space=parts.defaults.space,
+            llm_fallback=parts.defaults.llm_fallback == "offline",
         )
 
     # --- ingestion -----------------------------------------------------------------------
