@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[3]
 REGION = re.compile(r"<!-- BEGIN user-guide -->(.*?)<!-- END user-guide -->", re.S)
 FENCE = re.compile(r"^```(bash|python)\n(.*?)^```", re.S | re.M)
 NEEDS = re.compile(r"#\s*needs:\s*([a-z0-9\- ]+?)\s*$")
-KNOWN_NEEDS = {"setup", "docker"}
+KNOWN_NEEDS = {"setup", "docker", "the local model"}
 KEPT_STATE = ("export ", "eval ")
 """Lines whose variables the session keeps for the lines after them."""
 SHELL_STATE = ("cd ", "source ", ". ", "unset ", "alias ")
@@ -196,7 +196,7 @@ def check_form(step: Step) -> None:
         elif args[0] == "make":
             assert re.search(rf"^{args[1]}:", (REPO / "Makefile").read_text(), re.M)
         else:
-            assert args[0] in ("export", "."), f"{step}: unknown command {args[0]}"
+            assert args[0] in ("export", ".", "eval"), f"{step}: unknown command {args[0]}"
 
 
 @pytest.mark.parametrize("step", [s for s in STEPS if s.needs], ids=str)
