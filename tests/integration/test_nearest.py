@@ -79,7 +79,7 @@ LOOKUPS = [
         "Query",
         "portability/node_query",
         lambda i: {"text": f"query {i}"},
-        {"exclude": ["n3", "n7"]},
+        {"exclude": ["n3", "n7"], "task_key": None},
         keep=lambda i: i not in (3, 7),
     ),
     Lookup(
