@@ -1,7 +1,7 @@
 """Ingest throughput and search latency of the conversation layer on synthetic data.
 
     python benchmarks/conversation_scale.py --turns 10000
-    python benchmarks/conversation_scale.py --turns 100000 --reuse-embeddings
+    python benchmarks/conversation_scale.py --turns 100000 --reuse-embeddings --home DIR
 
 Ingestion is timed end to end with the default embedder (all-MiniLM-L6-v2 on graphmem's numpy
 runtime, loaded before the clock starts; --embedder minilm-st for sentence-transformers).
@@ -12,11 +12,14 @@ plus one vector-index query (`conversation/search_vector` for k = 10 with the fi
 candidates, as `vector` mode's lookup sends it), with each mode's p50 and p95 over the floor's.
 --reuse-embeddings embeds each distinct sentence once while *building* a large space (the
 templates repeat); it makes the build faster and is reported, it does not touch searching.
+--home DIR keeps the built graph there; a later run with the same --turns and --home searches
+it again without building it (ingestion is then not reported).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import time
@@ -77,6 +80,36 @@ def floor_times(store: Any, embedder: Any, queries: Sequence[str], space: str) -
     return times
 
 
+def build(
+    memory: Any, base: Any, embedder: ReusingEmbedder, turns: Sequence[Any], reuse: bool
+) -> None:
+    """Ingest the turns into space "scale", printing the throughput."""
+    # The ceiling on this machine right now: the model alone on the same texts.
+    sample = [f"{t.speaker}: {t.text}" for t in turns[:1000]]
+    t0 = time.perf_counter()
+    base.embed(sample)
+    alone = len(sample) / (time.perf_counter() - t0)
+    print(f"embedder alone: {alone:.1f} texts/s on {len(sample)} of these turns")
+    started = time.perf_counter()
+    done = 0
+    step = 2000
+    for start in range(0, len(turns), step):
+        report = memory.conversation.add_turns(
+            turns[start : start + step], space="scale", forget_every=0
+        )
+        done += report.turns_written
+        elapsed = time.perf_counter() - started
+        print(f"  {done} turns, {done / elapsed:.1f} turns/s", flush=True)
+    seconds = time.perf_counter() - started
+    stats = memory.stats("scale")
+    how = "repeated sentences embedded once" if reuse else "all embedded"
+    print(
+        f"ingest: {done} turns in {seconds:.1f}s = {done / seconds:.1f} turns/s "
+        f"({how}); {stats['total_nodes']} nodes, "
+        f"{stats['total_relationships']} relationships"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -90,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--reuse-embeddings", action="store_true")
     parser.add_argument("--embedder", choices=("minilm", "minilm-st", "hash"), default="minilm")
+    parser.add_argument("--home", type=Path, help="keep the graph here and reuse it")
     args = parser.parse_args(argv)
 
     from graphmem_neo4j.conversation.service import ConversationService
@@ -108,41 +142,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder.reuse = args.reuse_embeddings
     turns = synthetic_turns(args.turns)
     queries = synthetic_queries(args.queries)
-    with tempfile.TemporaryDirectory(prefix="graphmem-scale-") as home:
-        server = EmbeddedServer(Path(home))  # the Unix socket, as graphmem runs by default
+    with contextlib.ExitStack() as cleanup:
+        if args.home is None:
+            home = Path(
+                cleanup.enter_context(tempfile.TemporaryDirectory(prefix="graphmem-scale-"))
+            )
+            database = f"scale_{uuid.uuid4().hex[:8]}"
+        else:
+            home, database = args.home, f"scale_{args.turns}_{args.embedder}"
+        server = EmbeddedServer(home)  # the Unix socket, as graphmem runs by default
         server.ensure_running()
         try:
-            settings = Settings(home=Path(home), database=f"scale_{uuid.uuid4().hex[:8]}")
+            settings = Settings(home=home, database=database)
             with GraphMemory(settings, embedder=embedder) as memory:
                 memory.init()
                 service = memory.conversation
-                # The ceiling on this machine right now: the model alone on the same texts.
-                sample = [f"{t.speaker}: {t.text}" for t in turns[:1000]]
-                t0 = time.perf_counter()
-                base.embed(sample)
-                alone = len(sample) / (time.perf_counter() - t0)
-                print(f"embedder alone: {alone:.1f} texts/s on {len(sample)} of these turns")
-                started = time.perf_counter()
-                done = 0
-                step = 2000
-                for start in range(0, len(turns), step):
-                    report = service.add_turns(
-                        turns[start : start + step], space="scale", forget_every=0
-                    )
-                    done += report.turns_written
-                    elapsed = time.perf_counter() - started
-                    print(f"  {done} turns, {done / elapsed:.1f} turns/s", flush=True)
-                seconds = time.perf_counter() - started
-                stats = memory.stats("scale")
-                how = (
-                    "repeated sentences embedded once" if args.reuse_embeddings else "all embedded"
-                )
-                print(
-                    f"ingest: {done} turns in {seconds:.1f}s = {done / seconds:.1f} turns/s "
-                    f"({how}); {stats['total_nodes']} nodes, "
-                    f"{stats['total_relationships']} relationships"
-                )
+                built = 0
+                if args.home is not None and any(s["id"] == "scale" for s in memory.spaces()):
+                    built = memory.stats("scale")["nodes"].get("Turn", 0)
+                if built == args.turns:
+                    print(f"reusing the {built} turns in {home} (database {database})")
+                else:
+                    build(memory, base, embedder, turns, args.reuse_embeddings)
                 embedder.reuse = False
+                done = args.turns
                 embed_times = []
                 for q in queries:
                     t0 = time.perf_counter()
@@ -167,7 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if name == "hybrid+spread":
                         config = service.config
                         weights = replace(config.weights, spread_only_several=False)
-                        searcher = ConversationService(memory, replace(config, weights=weights))
+                        searcher = ConversationService(
+                            memory.parts, replace(config, weights=weights)
+                        )
                     searcher.search(queries[0], space="scale", mode=mode)  # type: ignore[arg-type]
                     times = []
                     for q in queries:

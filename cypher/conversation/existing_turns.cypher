@@ -1,4 +1,6 @@
+// `complete` is on the HAS_TURN link; stores written before it was moved there keep it on the turn.
 UNWIND $ids AS id
 MATCH (t:Turn {space: $space, id: id})
-RETURN t.id AS id, t.content_hash AS content_hash, t.complete AS complete, t.seq AS seq,
-       t.created_turn AS created_turn
+OPTIONAL MATCH (:Session {space: $space})-[h:HAS_TURN]->(t)
+RETURN t.id AS id, t.content_hash AS content_hash, coalesce(h.complete, t.complete) AS complete,
+       t.seq AS seq, t.created_turn AS created_turn

@@ -18,7 +18,7 @@ from typing import Any
 
 
 def format_kind(response_format: Any) -> str:
-    """"json_schema", "json_object_schema", "json_object" or "none"."""
+    """ "json_schema", "json_object_schema", "json_object" or "none"."""
     if not isinstance(response_format, dict):
         return "none"
     kind = str(response_format.get("type"))

@@ -138,9 +138,10 @@ def test_a_refused_json_schema_falls_back_to_the_schema_in_json_object_once(
     # a grammar is built from that schema: no bounded repetition (pydantic checks maxLength)
     assert llm.complete_json(system="s", user="u", schema=Bounded) is not None
     sent = fake_openai.requests[3]["body"]["response_format"]["schema"]
-    assert "maxLength" not in sent["properties"]["format"] and "minItems" in sent["properties"][
-        "items"
-    ]
+    assert (
+        "maxLength" not in sent["properties"]["format"]
+        and "minItems" in sent["properties"]["items"]
+    )
     assert llm.format == "json_object_schema"
     assert llm.usage.calls == 3 and llm.usage.failures == 0
 

@@ -44,3 +44,20 @@ def test_settings_read_the_environment_when_built(monkeypatch: pytest.MonkeyPatc
     assert built.engine().engine == "neo4j"
     assert built.batch_size == 77
     assert "pw" not in repr(built)
+
+
+def test_a_value_passed_in_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHMEM_SPACE", "from-env")
+    monkeypatch.setenv("graphmem_llm_timeout", "12.5")
+    built = Settings(space="passed")
+    assert (built.space, built.llm_timeout) == ("passed", 12.5)
+
+
+def test_an_empty_port_means_none_and_a_bad_value_names_its_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GRAPHMEM_EMBEDDED_PORT", " ")
+    assert Settings().embedded_port is None
+    monkeypatch.setenv("GRAPHMEM_EMBEDDED_PORT", "70000")
+    with pytest.raises(ValueError, match="embedded_port"):
+        Settings()

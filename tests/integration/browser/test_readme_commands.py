@@ -14,9 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,51 +25,21 @@ from graphmem_neo4j.cli.main import app
 from graphmem_neo4j.store import local_neo4j
 from graphmem_neo4j.store.embedded import EmbeddedServer
 from tests.conftest import free_port, skip_for_want_of
-
-REPO = Path(__file__).resolve().parents[3]
-REGION = re.compile(r"<!-- BEGIN user-guide -->(.*?)<!-- END user-guide -->", re.S)
-FENCE = re.compile(r"^```(bash|python)\n(.*?)^```", re.S | re.M)
-NEEDS = re.compile(r"#\s*needs:\s*([a-z0-9\- ]+?)\s*$")
-KNOWN_NEEDS = {"setup", "docker", "the local model"}
-KEPT_STATE = ("export ", "eval ")
-"""Lines whose variables the session keeps for the lines after them."""
-SHELL_STATE = ("cd ", "source ", ". ", "unset ", "alias ")
-
-
-@dataclass(frozen=True)
-class Step:
-    kind: str
-    text: str
-    needs: str | None
-    line: int
-
-    def __str__(self) -> str:
-        return f"README.md:{self.line}: {self.text.splitlines()[0]}"
+from tests.readme_guide import (
+    KNOWN_NEEDS,
+    REPO,
+    SHELL_STATE,
+    STEPS,
+    Step,
+    clone_layout,
+    graphmem_cli,
+    run_steps,
+)
 
 
-def guide_steps() -> list[Step]:
-    readme = REPO.joinpath("README.md").read_text(encoding="utf-8")
-    region = REGION.search(readme)
-    assert region, "README.md has no user-guide region"
-    offset = readme[: region.start(1)].count("\n")
-    steps: list[Step] = []
-    for fence in FENCE.finditer(region.group(1)):
-        first = offset + region.group(1)[: fence.start(2)].count("\n") + 1
-        body = fence.group(2)
-        if fence.group(1) == "python":
-            needs = NEEDS.search(body.splitlines()[0])
-            steps.append(Step("python", body, needs.group(1) if needs else None, first))
-            continue
-        for number, raw in enumerate(body.splitlines()):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            needs = NEEDS.search(line)
-            steps.append(Step("bash", line, needs.group(1) if needs else None, first + number))
-    return steps
-
-
-STEPS = guide_steps()
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    return clone_layout(tmp_path)
 
 
 def test_the_guide_has_a_runnable_path_and_only_known_needs() -> None:
@@ -84,31 +52,6 @@ def test_the_guide_has_a_runnable_path_and_only_known_needs() -> None:
         assert not step.text.startswith(SHELL_STATE), (
             f"{step}: a runnable line may change the shell's state only by export or eval"
         )
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    """The clone's layout (symlinks), so files the guide writes land in a temporary folder."""
-    work = tmp_path / "clone"
-    work.mkdir()
-    for entry in REPO.iterdir():
-        if entry.name not in (".git", ".venv", "build", "dist"):
-            (work / entry.name).symlink_to(entry)
-    return work
-
-
-def _with_state(line: str, env: dict[str, str], cwd: Path) -> dict[str, str]:
-    """Run an export or eval line; the environment it leaves is the session's from now on."""
-    done = subprocess.run(
-        ["bash", "-c", f"set -e -o pipefail; {line}; env -0"],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, f"{line} exited {done.returncode}: {done.stderr.decode()}"
-    pairs = (item.split("=", 1) for item in done.stdout.decode().split("\0") if "=" in item)
-    return {key: value for key, value in pairs if key not in ("_", "SHLVL", "PWD", "OLDPWD")}
 
 
 @pytest.mark.neo4j
@@ -126,42 +69,13 @@ def test_every_runnable_command_of_the_guide_succeeds(workdir: Path, tmp_path: P
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     neo4j_stop = dict(env)
-    ran = 0
+    runnable = [step for step in STEPS if step.needs is None]
     try:
-        for step in STEPS:
-            if step.needs is not None:
-                continue
-            if step.kind == "bash" and step.text.startswith(KEPT_STATE):
-                env = _with_state(step.text, env, workdir)
-                ran += 1
-                continue
-            if step.kind == "bash":
-                argv = ["bash", "-c", f"set -o pipefail; {step.text}"]
-            else:
-                argv = [sys.executable, "-c", step.text]
-            done = subprocess.run(
-                argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=600
-            )
-            assert done.returncode == 0, (
-                f"{step} exited {done.returncode}\n--- stdout\n{done.stdout[-2000:]}"
-                f"\n--- stderr\n{done.stderr[-2000:]}"
-            )
-            ran += 1
+        ran, _ = run_steps(runnable, env, workdir)
     finally:
         EmbeddedServer(home).stop()
-        subprocess.run(  # the guide ends by stopping it; after a failure, this does
-            [
-                sys.executable,
-                "-c",
-                "from graphmem_neo4j.cli.main import run; run()",
-                "neo4j",
-                "stop",
-            ],
-            env=neo4j_stop,
-            capture_output=True,
-            timeout=120,
-        )
-    assert ran == sum(1 for s in STEPS if s.needs is None)
+        graphmem_cli(neo4j_stop, "neo4j", "stop")  # the guide ends so; after a failure, this does
+    assert ran == len(runnable)
     assert (workdir / "demo-dump.jsonl").stat().st_size > 0
     assert (workdir / "graphmem.grass").read_text() == (
         REPO / "docker" / "browser-style.grass"

@@ -225,6 +225,14 @@ class Graph:
     def props(self, label: str, node_id: str) -> dict[str, Any]:
         return self.nodes[(label, node_id)]
 
+    def turn_link(self, turn_id: str) -> dict[str, Any]:
+        """The properties of the HAS_TURN link to a turn (its `complete` mark)."""
+        links = [
+            r["props"] for r in self.rels if r["type"] == "HAS_TURN" and r["target"] == turn_id
+        ]
+        assert len(links) == 1, (turn_id, links)
+        return links[0]
+
     def of(self, label: str) -> dict[str, dict[str, Any]]:
         return {i: p for (lab, i), p in self.nodes.items() if lab == label}
 

@@ -60,7 +60,7 @@ def check_acknowledged(g: Graph, acked: list[tuple[str, dict[str, Any]]]) -> int
             checked += len(ids)
         elif query == "conversation/finish_turns":
             for turn_id in params["ids"]:
-                assert g.props("Turn", turn_id)["complete"] is True, turn_id
+                assert g.turn_link(turn_id)["complete"] is True, turn_id
                 checked += 1
         elif query == "insights/complete_task":
             assert g.props("Query", params["id"]).get("recorded_at") is not None

@@ -212,6 +212,9 @@ def test_the_requested_schema_names_only_the_retrieved_ids() -> None:
     edits = sent["properties"]["insight_edits"]
     assert edits["minItems"] == edits["maxItems"] == 2
     # the pydantic model itself stays general: the checks in `problems` still run
-    assert "enum" not in ControllerAnswer.model_json_schema()["$defs"]["InsightEditAnswer"][
-        "properties"
-    ]["insight_id"]
+    assert (
+        "enum"
+        not in ControllerAnswer.model_json_schema()["$defs"]["InsightEditAnswer"]["properties"][
+            "insight_id"
+        ]
+    )
