@@ -378,8 +378,10 @@ def ablations(config: ConversationConfig) -> dict[str, ConversationConfig]:
     return {
         "hybrid -graph (all)": variant(graph=0.0, spread=0.0, concept=0.0),
         "hybrid -entity graph": variant(graph=0.0),
-        "hybrid -spread": variant(spread=0.0),
-        "hybrid spread always": variant(spread_only_several=False),
+        "hybrid -spread" if w.spread else "hybrid +spread 0.3": variant(
+            spread=0.0 if w.spread else 0.3
+        ),
+        "hybrid spread always": variant(spread=w.spread or 0.3, spread_only_several=False),
         "hybrid -concept" if w.concept else "hybrid +concept": variant(
             concept=0.0 if w.concept else concept
         ),

@@ -217,16 +217,18 @@ class FusionWeights:
     following: float = 0.1
     time: float = 0.3
     """Added for turns inside a time range the query names."""
-    spread: float = 0.3
+    spread: float = 0.0
     """Spreading activation from the first-stage best turns through the entities they share
-    with other turns (search_spread.cypher), divided by its best score: in [0, 1]."""
+    with other turns (search_spread.cypher), divided by its best score: in [0, 1]. 0: off
+    (leave-one-conversation-out on LoCoMo dev chose 0 in every fold once the concept source
+    was there, see docs/conversation.md)."""
     seeds: int = 5
     """First-stage turns that seed the spreading activation (0: no spreading)."""
     spread_only_several: bool = True
     """Spread only for questions asking for several facts (text.asks_for_several)."""
     spread_speakers: bool = True
     """When the question names participants, spread only to their turns."""
-    concept: float = 0.0
+    concept: float = 1.0
     """Turns mentioning entities whose names are close in embedding space to the query's words
     or to the whole query (search_concepts.cypher), divided by its best score: in [0, 1]."""
     concept_roots: int = 5

@@ -56,7 +56,7 @@ def test_a_turn_found_only_by_the_concept_source_enters_the_ranking() -> None:
     lexical = [(cand("t1", seq=1), 5.0), (cand("t2", seq=5), 4.0)]
     dense = [(cand("t1", seq=1), 0.6), (cand("t2", seq=5), 0.5)]
     concept = [(cand("t9", session="s7", seq=3), 0.8), (cand("t1", seq=1), 0.4)]
-    off = FusionWeights(previous=0.0, following=0.0)
+    off = FusionWeights(previous=0.0, following=0.0, concept=0.0)
     without = fuse(lexical=lexical, dense=dense, graph=[], weights=off, k=3, concept=concept)
     assert [h.turn_id for h in without] == ["t1", "t2", "t9"]
     assert without[2].score == pytest.approx(off.dense * 0.5)  # weight 0: the floor only
