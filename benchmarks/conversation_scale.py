@@ -86,6 +86,7 @@ VARIANTS: dict[str, Any] = {
         "concept_only_several": False,
     },
     "hybrid-graph": lambda w: {"graph": 0.0, "spread": 0.0, "concept": 0.0},
+    "hybrid-concept": lambda w: {"concept": 0.0},
 }
 
 
@@ -100,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="hybrid,vector,fulltext,sf",
         help="search modes; hybrid+spread, hybrid+concept, hybrid+graph: hybrid with the "
         "spreading stage, the concept source or both for every query; hybrid-graph: hybrid "
-        "without the graph sources",
+        "without the graph sources; hybrid-concept: without the concept source",
     )
     parser.add_argument("--reuse-embeddings", action="store_true")
     parser.add_argument("--embedder", choices=("minilm", "minilm-st", "hash"), default="minilm")
