@@ -110,6 +110,19 @@ def build(
     )
 
 
+VARIANTS: dict[str, Any] = {
+    "hybrid+spread": lambda w: {"spread_only_several": False},
+    "hybrid+concept": lambda w: {"concept": w.concept or 0.6, "concept_only_several": False},
+    "hybrid+graph": lambda w: {
+        "spread_only_several": False,
+        "concept": w.concept or 0.6,
+        "concept_only_several": False,
+    },
+    "hybrid-graph": lambda w: {"graph": 0.0, "spread": 0.0, "concept": 0.0},
+    "hybrid-concept": lambda w: {"concept": 0.0},
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -119,7 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--modes",
         default="hybrid,vector,fulltext,sf",
-        help="search modes; hybrid+spread: hybrid with the spreading stage for every query",
+        help="search modes; hybrid+spread, hybrid+concept, hybrid+graph: hybrid with the "
+        "spreading stage, the concept source or both for every query; hybrid-graph: hybrid "
+        "without the graph sources; hybrid-concept: without the concept source",
     )
     parser.add_argument("--reuse-embeddings", action="store_true")
     parser.add_argument("--embedder", choices=("minilm", "minilm-st", "hash"), default="minilm")
@@ -183,13 +198,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"   p95 {floor95:6.1f} ms"
                 )
                 for name in args.modes.split(","):
-                    # hybrid+spread: every query takes the spreading-activation stage, which
-                    # by default runs only for questions asking for several facts
-                    mode = "hybrid" if name == "hybrid+spread" else name
+                    # hybrid+spread / hybrid+concept / hybrid+graph: every query takes the
+                    # spreading stage, the concept source or both, which by default run only
+                    # for questions asking for several facts; hybrid-graph: neither, nor the
+                    # entity lookup (the conversational signals alone)
+                    mode = name.split("+")[0].split("-")[0]
                     searcher = service
-                    if name == "hybrid+spread":
+                    if name in VARIANTS:
                         config = service.config
-                        weights = replace(config.weights, spread_only_several=False)
+                        weights = replace(config.weights, **VARIANTS[name](config.weights))
                         searcher = ConversationService(
                             memory.parts, replace(config, weights=weights)
                         )
@@ -202,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         times.append(time.perf_counter() - t0)
                     p50, p95 = 1000 * percentile(times, 0.5), 1000 * percentile(times, 0.95)
                     print(
-                        f"search {name:<13} at {done} turns: p50 {p50:6.1f} ms   p95 {p95:6.1f} ms"
+                        f"search {name:<14} at {done} turns: p50 {p50:6.1f} ms   p95 {p95:6.1f} ms"
                         f"   ({len(times)} queries; {p50 / floor50:.2f}× / {p95 / floor95:.2f}× "
                         "the floor)",
                         flush=True,

@@ -24,7 +24,7 @@ import time
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from graphmem_neo4j.conversation.fusion import rrf  # noqa: E402
 from graphmem_neo4j.conversation.models import SEARCH_MODES, ConversationConfig  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.conversation.service import ConversationService  # noqa: E402
+from graphmem_neo4j.conversation.text import asks_for_several  # noqa: E402
 
 EMBED_ALONE: list[tuple[int, float]] = []
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -181,6 +182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="ingest with coreference for pronoun-led turns (coref.py; off by default)",
     )
     parser.add_argument(
+        "--activities",
+        action="store_true",
+        help="ingest with activity entities from gerunds (extract.py; off by default)",
+    )
+    parser.add_argument(
         "--ablation",
         action="store_true",
         help="also run hybrid without each of its signals (speaker, context, graph, lexical, "
@@ -238,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 service = memory.conversation
                 if args.coreference:
                     service.config = replace(service.config, coreference=True)
+                if args.activities:
+                    service.config = replace(service.config, activities=True)
                 for space, turns in groups:
                     started = time.perf_counter()
                     report = service.add_turns(turns, space=space, forget_every=args.forget_every)
@@ -275,17 +283,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                             done[service.config] = [
                                 table.hits["hybrid"][space, q["question"]] for q in qs
                             ]
+                        base = done.get(service.config)
                         for name, variant in variants.items():
                             if variant not in done:
                                 other = ConversationService(memo, variant)
+                                # A variant that differs only in what applies to questions
+                                # asking for several facts ranks every other question as
+                                # hybrid does: those hits are reused, not searched again.
+                                same = base is not None and several_only(service.config, variant)
                                 done[variant] = [
-                                    [
+                                    base[i]
+                                    if same
+                                    and base is not None
+                                    and not asks_for_several(q["question"])
+                                    else [
                                         h.turn_id
                                         for h in other.search(
                                             q["question"], space=space, k=10, touch=False
                                         ).hits
                                     ]
-                                    for q in qs
+                                    for i, q in enumerate(qs)
                                 ]
                             for q, hits in zip(qs, done[variant], strict=True):
                                 table.add(name, q["category"], hits, q["evidence"], space)
@@ -357,32 +374,74 @@ def ablations(config: ConversationConfig) -> dict[str, ConversationConfig]:
     def variant(**changes: Any) -> ConversationConfig:
         return replace(config, weights=replace(w, **changes))
 
+    concept = w.concept or 0.6
     return {
-        "hybrid -graph (all)": variant(graph=0.0, spread=0.0),
+        "hybrid -graph (all)": variant(graph=0.0, spread=0.0, concept=0.0),
         "hybrid -entity graph": variant(graph=0.0),
-        "hybrid -spread": variant(spread=0.0),
-        "hybrid spread always": variant(spread_only_several=False),
+        "hybrid -spread" if w.spread else "hybrid +spread 0.3": variant(
+            spread=0.0 if w.spread else 0.3
+        ),
+        "hybrid spread always": variant(spread=w.spread or 0.3, spread_only_several=False),
+        "hybrid -concept" if w.concept else "hybrid +concept": variant(
+            concept=0.0 if w.concept else concept
+        ),
+        "hybrid concept always": variant(concept=concept, concept_only_several=False),
+        "hybrid concept, no spread": variant(concept=concept, spread=0.0),
         "hybrid -speaker several": variant(speaker_several=w.speaker),
         "hybrid +diversity 0.2": variant(diversity=0.2),
     }
 
 
-GRID_SPREAD = (0.0, 0.3, 0.6)
-GRID_SEEDS = (5,)
+GRID_SPREAD = (0.0, 0.3)
 GRID_SPEAKER = (0.15, 0.5)
+GRID_CONCEPT = (0.0, 0.3, 0.6, 1.0, 1.5)
+GRID_CONCEPT_MIN = (0.35, 0.5)
+SEVERAL_ONLY = frozenset(
+    {
+        "spread",
+        "seeds",
+        "speaker_several",
+        "concept",
+        "concept_roots",
+        "concept_min_similarity",
+        "concept_probes",
+    }
+)
+
+
+def several_only(config: ConversationConfig, variant: ConversationConfig) -> bool:
+    """Whether the two configurations differ only in constants that apply to questions asking
+    for several facts (spreading and the concept source are limited to those)."""
+    a, b = config.weights, variant.weights
+    if replace(config, weights=a) != replace(variant, weights=a):
+        return False
+    if not (a.spread_only_several and b.spread_only_several):
+        return False
+    if not (a.concept_only_several and b.concept_only_several):
+        return False
+    return all(
+        getattr(a, f.name) == getattr(b, f.name) for f in fields(a) if f.name not in SEVERAL_ONLY
+    )
 
 
 def cv_grid(config: ConversationConfig) -> dict[str, ConversationConfig]:
-    """The graph constants' grid (spread weight, seed turns, speaker boost for questions
-    asking for several facts); a zero spread makes the seed count moot."""
+    """The graph constants' grid (spread weight, concept weight and minimum similarity, speaker
+    boost for questions asking for several facts); a zero weight makes its other constants
+    moot."""
     out: dict[str, ConversationConfig] = {}
     for spread in GRID_SPREAD:
-        for seeds in GRID_SEEDS if spread else GRID_SEEDS[:1]:
-            for boost in GRID_SPEAKER:
-                weights = replace(config.weights, spread=spread, seeds=seeds, speaker_several=boost)
-                out[f"cv spread={spread} seeds={seeds} spk={boost}"] = replace(
-                    config, weights=weights
-                )
+        for concept in GRID_CONCEPT:
+            for low in GRID_CONCEPT_MIN if concept else GRID_CONCEPT_MIN[:1]:
+                for boost in GRID_SPEAKER:
+                    weights = replace(
+                        config.weights,
+                        spread=spread,
+                        speaker_several=boost,
+                        concept=concept,
+                        concept_min_similarity=low,
+                    )
+                    name = f"cv spread={spread} concept={concept}/{low} spk={boost}"
+                    out[name] = replace(config, weights=weights)
     return out
 
 
@@ -417,7 +476,7 @@ def cross_validate(table: Table, spaces: Sequence[str]) -> None:
         return statistics.fmean(values) if values else float("nan")
 
     held_out: list[tuple[str, int, float]] = []
-    print("\nleave-one-conversation-out (grid: spread x seeds x speaker boost, several facts)")
+    print("\nleave-one-conversation-out (grid: spread x concept x speaker boost, several facts)")
     for space in spaces:
 
         def training(name: str, held: str = space) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Protocol
 
 from .models import ExtractedEntity, ExtractedRelation, TurnExtraction, TurnInput
@@ -57,6 +58,20 @@ _PRESENT_VERBS = frozenset(
     "love like enjoy have want need play make visit adopt paint read watch started joined "
     "volunteer teach study learn collect practice own plan hope work".split()
 )
+# Activities named by a gerund after a verb of doing or liking ("went camping", "I've been
+# running", "love painting"): the instances a question about "activities" or "hobbies" asks for.
+_ACTIVITY_CUES = frozenset(
+    "do doing go goes going went gone love loves loved enjoy enjoys enjoyed start starts started "
+    "try tries tried like likes liked been into began begin took keep kept practice "
+    "practicing".split()
+)
+_NOT_ACTIVITIES = frozenset(
+    "something nothing anything everything during morning evening amazing interesting "
+    "exciting inspiring relaxing challenging rewarding loving caring boring fascinating "
+    "having getting being doing going feeling looking thinking trying saying making taking "
+    "coming working struggling wondering planning hoping keeping seeing telling talking "
+    "dealing living learning growing trying missing finding giving putting".split()
+)
 _PREPOSITIONS = frozenset("to at in on for with from into about of by".split())
 _GREETINGS = frozenset(
     "hey hi hello thanks thank wow yeah yes no oh sure sorry congrats congratulations great "
@@ -100,8 +115,9 @@ class OfflineExtractor:
 
     name = "offline"
 
-    def __init__(self, *, max_entities: int = 12) -> None:
+    def __init__(self, *, max_entities: int = 12, activities: bool = False) -> None:
         self.max_entities = max_entities
+        self.activities = activities
 
     def extract(self, turns: Sequence[TurnInput], speakers: frozenset[str]) -> list[TurnExtraction]:
         return [self.extract_one(turn, speakers) for turn in turns]
@@ -136,6 +152,9 @@ class OfflineExtractor:
             phrases = self._noun_phrases(tokens)
             for phrase in phrases:
                 add(phrase, "thing")
+            if self.activities:
+                for activity in self._activities(tokens):
+                    add(activity, "activity")
             for subject, verb, obj in self._svo(tokens, speaker, known):
                 source = add(subject, "person" if subject.lower() in known else "name")
                 target = add(obj, "thing")
@@ -206,6 +225,24 @@ class OfflineExtractor:
                 phrase.pop()
             if phrase:
                 out.append(" ".join(phrase))
+        return out
+
+    @staticmethod
+    def _activities(tokens: list[str]) -> list[str]:
+        """ "we went camping", "I've been running", "I love painting" → camping, running,
+        painting: a gerund right after a verb of doing or liking."""
+        out: list[str] = []
+        for cue, token in pairwise(tokens):
+            low = token.lower()
+            if (
+                cue.lower() in _ACTIVITY_CUES
+                and low.endswith("ing")
+                and len(low) >= 6
+                and low.isalpha()
+                and low not in _NOT_ACTIVITIES
+                and low not in _NP_STOP
+            ):
+                out.append(low)
         return out
 
     @staticmethod

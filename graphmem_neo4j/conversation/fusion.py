@@ -10,7 +10,10 @@ every source scores turns:
   (links across sessions that share no words with the query);
 * spread: turns sharing specific entities with the best turns of a first ranking of the other
   sources (spreading activation over Turn–MENTIONS–Entity): the second hop of a question
-  whose evidence sits in several sessions, found through what the first hop mentions.
+  whose evidence sits in several sessions, found through what the first hop mentions;
+* concept: turns mentioning entities whose names are close in embedding space to the query's
+  words: a category word ("instruments") reaches its instances ("clarinet") in turns that
+  share no word with the question and whose whole-turn embedding is dominated by other words.
 
 The scores are combined linearly rather than by reciprocal rank: rank fusion throws away how
 far ahead the best lexical match is, which is what matters for questions naming a rare word.
@@ -61,6 +64,7 @@ class Scored:
     dense: float | None = None
     graph: float = 0.0
     spread: float = 0.0
+    concept: float = 0.0
     via: set[str] = field(default_factory=set)
 
 
@@ -94,6 +98,26 @@ def query_entity_keys(
     return list(keys)
 
 
+def concept_weights(
+    per_probe: Mapping[str, Sequence[Mapping[str, object]]], participants: Iterable[str]
+) -> dict[str, float]:
+    """Entity id → its best cosine with any probe (a query word or the whole query), for the
+    concept source. People and dates are left out: a participant's name is the speaker
+    signal's, a date the time signal's, and either would reach every turn of a person."""
+    skip = set(participants)
+    weight: dict[str, float] = {}
+    for hits in per_probe.values():
+        for hit in hits:
+            if hit.get("type") in ("person", "date") or name_key(str(hit.get("name"))) in skip:
+                continue
+            eid = str(hit["id"])
+            similarity = hit.get("similarity")
+            value = float(similarity) if isinstance(similarity, (int, float)) else 0.0
+            if value > 0:
+                weight[eid] = max(weight.get(eid, 0.0), value)
+    return weight
+
+
 def _in_ranges(time: int | None, ranges: Sequence[TimeRange]) -> bool:
     return time is not None and any(r.start_ms <= time <= r.end_ms for r in ranges)
 
@@ -109,6 +133,7 @@ def fuse(
     k: int = 10,
     spread: Sequence[tuple[Candidate, float]] = (),
     diversity: float = 0.0,
+    concept: Sequence[tuple[Candidate, float]] = (),
 ) -> list[SearchHit]:
     """Rank the union of the candidate lists; see the module docstring for the reasoning."""
     pool: dict[str, Scored] = {}
@@ -140,6 +165,12 @@ def fuse(
             e = entry(c)
             e.spread = s / best_spread
             e.via.add("spread")
+    best_concept = max((s for _, s in concept), default=0.0)
+    for c, s in concept:
+        if best_concept > 0 and s > 0:
+            e = entry(c)
+            e.concept = s / best_concept
+            e.via.add("concept")
     if not pool:
         return []
     # A turn outside the dense list is at most as similar as the list's last entry.
@@ -153,6 +184,7 @@ def fuse(
             + weights.dense * cosine
             + weights.graph * e.graph
             + weights.spread * e.spread
+            + weights.concept * e.concept
         )
         if named and e.candidate.speaker in named:
             score *= 1.0 + weights.speaker

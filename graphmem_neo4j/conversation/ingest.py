@@ -162,7 +162,7 @@ class Ingestor:
 
     def _extractor(self, space: str) -> Extractor:
         llm = self.parts.llm_for(space)
-        offline = OfflineExtractor()
+        offline = OfflineExtractor(activities=self.config.activities)
         if llm is None:
             return offline
         return LLMExtractor(llm, fallback=offline if self.llm_fallback else None)

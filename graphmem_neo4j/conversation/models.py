@@ -217,15 +217,28 @@ class FusionWeights:
     following: float = 0.1
     time: float = 0.3
     """Added for turns inside a time range the query names."""
-    spread: float = 0.3
+    spread: float = 0.0
     """Spreading activation from the first-stage best turns through the entities they share
-    with other turns (search_spread.cypher), divided by its best score: in [0, 1]."""
+    with other turns (search_spread.cypher), divided by its best score: in [0, 1]. 0: off
+    (leave-one-conversation-out on LoCoMo dev chose 0 in every fold once the concept source
+    was there, see docs/conversation.md)."""
     seeds: int = 5
     """First-stage turns that seed the spreading activation (0: no spreading)."""
     spread_only_several: bool = True
     """Spread only for questions asking for several facts (text.asks_for_several)."""
     spread_speakers: bool = True
     """When the question names participants, spread only to their turns."""
+    concept: float = 1.0
+    """Turns mentioning entities whose names are close in embedding space to the query's words
+    or to the whole query (search_concepts.cypher), divided by its best score: in [0, 1]."""
+    concept_roots: int = 5
+    """Entities taken per query word from the entity vector index (0: no concept source)."""
+    concept_probes: int = 8
+    """Query phrases (text.query_phrases) embedded as probes besides the whole query."""
+    concept_min_similarity: float = 0.5
+    """Cosine an entity name needs with a query word (or the query) to count."""
+    concept_only_several: bool = True
+    """Use the concept source only for questions asking for several facts."""
     diversity: float = 0.0
     """For a question asking for several facts, each further turn from a session already in
     the list has its score multiplied by (1 − diversity) once more. 0: off (measured on
@@ -251,6 +264,9 @@ class ConversationConfig:
     weights: FusionWeights = field(default_factory=FusionWeights)
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
     batch_size: int = 256
+    activities: bool = False
+    """The offline extractor also takes a gerund after a verb of doing or liking ("went
+    camping", "been running") as an activity entity (extract.py)."""
     coreference: bool = False
     """A turn opening with a pronoun also mentions the entities of its speaker's previous
     turn (coref.py). Off: on LoCoMo dev it did not raise recall (docs/conversation.md)."""

@@ -8,11 +8,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from ..errors import InputError
-from ..nearest import nearest_one
+from ..nearest import Probe, nearest, nearest_one
 from ..schema import now_ms
 from .deps import Parts
 from .extract import OfflineExtractor
-from .fusion import Candidate, fuse, named_speakers, query_entity_keys, single_source, speaker_words
+from .fusion import (
+    Candidate,
+    concept_weights,
+    fuse,
+    named_speakers,
+    query_entity_keys,
+    single_source,
+    speaker_words,
+)
 from .models import (
     SEARCH_MODES,
     ConversationConfig,
@@ -26,7 +34,7 @@ from .models import (
 from .readers import QueryRow
 from .sf import sf_search
 from .state import SpaceFacts, SpaceState
-from .text import asks_for_several, content_terms, time_ranges
+from .text import asks_for_several, content_terms, name_key, query_phrases, time_ranges
 
 MAX_QUERY = 2000
 Scored = Sequence[tuple[Candidate, float]]
@@ -191,14 +199,35 @@ class Searcher:
         facts_read = executor.submit(self.state.facts, space)
         lexical = executor.submit(lambda: self.lexical(query, space, pool, facts_read.result()))
         graph = executor.submit(lambda: self.graph(query, space, pool, facts_read.result()))
-        embedding = self.parts.embedder.embed([query])[0]
-        facts = facts_read.result()
-        dense = self.dense(query, space, pool, facts, embedding)
         w = self.config.weights
-        lexical_rows, graph_rows = lexical.result(), graph.result()
-        speakers = named_speakers(query, facts.speakers)
-        ranges = time_ranges(query)
         several = asks_for_several(query)
+        # The concept source probes the entity index with the query's words too: they are
+        # embedded in the same model call as the query.
+        words = (
+            query_phrases(query, limit=w.concept_probes)
+            if w.concept > 0 and w.concept_roots > 0 and (several or not w.concept_only_several)
+            else []
+        )
+        vectors = self.parts.embedder.embed([query, *words])
+        embedding = vectors[0]
+        facts = facts_read.result()
+        speakers = named_speakers(query, facts.speakers)
+        concept = (
+            executor.submit(
+                self.concepts,
+                dict(zip(["", *words], vectors, strict=True)),
+                space,
+                pool,
+                facts,
+                speakers,
+            )
+            if words
+            else None
+        )
+        dense = self.dense(query, space, pool, facts, embedding)
+        lexical_rows, graph_rows = lexical.result(), graph.result()
+        concept_rows = concept.result() if concept is not None else []
+        ranges = time_ranges(query)
         if several and w.speaker_several != w.speaker:
             w = replace(w, speaker=w.speaker_several)
 
@@ -213,6 +242,7 @@ class Searcher:
                 k=k,
                 spread=spread,
                 diversity=diversity,
+                concept=concept_rows,
             )
 
         spread: Scored = []
@@ -242,6 +272,49 @@ class Searcher:
                 "seeds": [{"id": h.turn_id, "weight": h.score / best} for h in seeds],
                 "max_mentions": max(20, facts.stats.turns // 50),
                 "speakers": sorted(speakers) if self.config.weights.spread_speakers else [],
+                "candidates": limit,
+            },
+        )
+        return [(Candidate.from_row(r), float(r["score"])) for r in rows]
+
+    def concepts(
+        self,
+        probes: dict[str, list[float]],
+        space: str,
+        limit: int,
+        facts: SpaceFacts,
+        speakers: Iterable[str] = (),
+    ) -> Scored:
+        """Turns mentioning the entities nearest to the query's words (and to the whole query,
+        probe key "") over the entity vector index (search_concepts.cypher). Participants'
+        names and dates are not concepts: the speaker and time signals handle them."""
+        w = self.config.weights
+        skip = speaker_words(facts.speakers)
+        wanted = [
+            Probe(words, vector)
+            for words, vector in probes.items()
+            if not set(words.split()) & skip
+        ]
+        per_probe = nearest(
+            self.parts.store,
+            "conversation/sf_roots",
+            wanted,
+            space=space,
+            k=w.concept_roots,
+            min_similarity=w.concept_min_similarity,
+            exact=facts.stats.turns <= self.config.exact_scan_turns,
+        )
+        named = {name_key(s) for s in facts.speakers}
+        weight = concept_weights(per_probe, named)
+        if not weight:
+            return []
+        rows = self.parts.store.read(
+            "conversation/search_concepts",
+            {
+                "space": space,
+                "entities": [{"id": eid, "weight": v} for eid, v in sorted(weight.items())],
+                "max_mentions": max(20, facts.stats.turns // 50),
+                "speakers": sorted(speakers),
                 "candidates": limit,
             },
         )

@@ -52,6 +52,21 @@ def content_terms(text: str, *, exclude: Iterable[str] = (), limit: int = 24) ->
     return list(seen)[:limit]
 
 
+def query_phrases(text: str, *, limit: int = 8) -> list[str]:
+    """What a question names, as probes for the entity index: pairs of adjacent content words
+    first ("martial arts", "european countries": a two-word category is more specific than
+    either word), then the single content words, at most `limit` in all."""
+    tokens = words(text)
+    content = [len(w) > 1 and w not in CONVERSATION_STOPWORDS for w in tokens]
+    pairs = [
+        f"{a} {b}"
+        for a, b, ca, cb in zip(tokens, tokens[1:], content, content[1:], strict=False)
+        if ca and cb
+    ]
+    out = dict.fromkeys(pairs + content_terms(text))
+    return list(out)[:limit]
+
+
 def term_count(text: str) -> int:
     """Document length for BM25: the number of indexable words."""
     return sum(1 for w in words(text) if len(w) > 1 and w not in STOPWORDS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem_neo4j.conversation.models import ConversationConfig, TurnInput
+from graphmem_neo4j.conversation.models import ConversationConfig, FusionWeights, TurnInput
 from graphmem_neo4j.memory import GraphMemory
 
 TURNS = [
@@ -70,6 +70,8 @@ def test_without_coreference_the_pronoun_led_turn_is_not_reached(
 
 
 def test_hybrid_search_marks_turns_found_by_spreading(memory: GraphMemory, space: str) -> None:
+    # spreading is off by default since the concept source came (docs/conversation.md)
+    memory.conversation.config = ConversationConfig(weights=FusionWeights(spread=0.3))
     load(memory, space)
     result = memory.conversation.search("What places has Maya visited?", space=space, k=6)
     assert result.hits and all(h.speaker == "Maya" for h in result.hits[:2])

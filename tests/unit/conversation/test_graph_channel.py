@@ -71,7 +71,7 @@ def test_a_turn_found_only_by_spreading_enters_the_ranking() -> None:
     dense = [(cand("t1", seq=1), 0.6), (cand("t2", seq=5), 0.5)]
     reached = cand("t9", session="s7", seq=3)
     spread = [(reached, 2.0)]
-    weights = FusionWeights(previous=0.0, following=0.0)
+    weights = FusionWeights(previous=0.0, following=0.0, spread=0.3)
     without = fuse(lexical=lexical, dense=dense, graph=[], weights=weights, k=3)
     assert [h.turn_id for h in without] == ["t1", "t2"]
     hits = fuse(lexical=lexical, dense=dense, graph=[], weights=weights, k=3, spread=spread)
