@@ -222,6 +222,9 @@ def run_job(job: Job) -> Outcome:
     started = time.perf_counter()
     try:
         items, written = ingest_with(_MEMORY, job)
+        # The LLM tokens a file cost go to the graph now: a pool worker is never closed, so
+        # GraphMemory's flush on close would not run (found by tests/llm/test_readme_guide.py).
+        _MEMORY.flush_usage()
     except InputError as e:
         seconds = time.perf_counter() - started
         return Outcome(job.name, "rejected", job.items, 0, seconds, str(e), os.getpid())

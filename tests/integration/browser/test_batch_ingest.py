@@ -15,6 +15,7 @@ import pytest
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
+from tests.fakes.openai_server import FakeOpenAI
 from tests.unit.browser.recipe import load_batch_recipe
 
 BATCH = Path(__file__).resolve().parents[3] / "examples" / "batch"
@@ -131,3 +132,26 @@ def test_a_bad_space_name_stops_before_any_work(
     code = batch.main([str(BATCH / "conversations"), "--space", "x}) //", "--json"])
     assert code == 6
     assert "invalid space name" in capsys.readouterr().err
+
+
+def test_the_workers_book_their_llm_tokens(
+    batch: ModuleType,
+    settings: Settings,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_openai: FakeOpenAI,
+) -> None:
+    """A pool worker is never closed, so the tokens its files cost must be written per file
+    (the fake's answers fail validation: the offline path stores the turns, the calls count)."""
+    monkeypatch.setenv("GRAPHMEM_LLM", "openai")
+    monkeypatch.setenv("GRAPHMEM_LLM_BASE_URL", fake_openai.base_url)
+    monkeypatch.setenv("GRAPHMEM_LLM_MAX_RETRIES", "0")
+    args = (str(BATCH / "conversations"), "--space", "team", "--workers", "2")
+    code, summary = ingest(batch, capsys, *args, "--done", str(tmp_path / "done.jsonl"))
+    assert code == 0 and summary["written"] == 60, summary
+    assert fake_openai.requests, "the workers asked no LLM"
+    with GraphMemory(Settings()) as memory:
+        booked = memory.token_usage("team").as_dict()["llm"]
+    assert booked["calls"] == len(fake_openai.requests), booked
+    assert booked["prompt_tokens"] == 11 * booked["calls"]
