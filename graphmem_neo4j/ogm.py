@@ -109,6 +109,16 @@ class _Rel(StructuredRel):
         _refuse("relationship properties", _CREATE)
 
 
+class SessionTurn(_Rel):
+    """(:Session)-[:HAS_TURN]->(:Turn): the marks that change after the turn is written (the
+    turn itself is not written again: docs/performance.md, FalkorDB's orphaned vectors)."""
+
+    complete = BooleanProperty()
+    access_count = IntegerProperty()
+    last_access = IntegerProperty()
+    last_access_turn = IntegerProperty()
+
+
 class Mention(_Rel):
     """(:Turn)-[:MENTIONS]->(:Entity)"""
 
@@ -322,7 +332,7 @@ class Session(MemoryNode):
     term_total = FloatProperty()
     turn_count = IntegerProperty()
 
-    has_turn = _to("Turn", "HAS_TURN")
+    has_turn = _to("Turn", "HAS_TURN", SessionTurn)
 
 
 class Turn(MemoryNode):
@@ -337,14 +347,12 @@ class Turn(MemoryNode):
     n_terms = IntegerProperty()
     metadata_json = StringProperty()
     content_hash = StringProperty()
-    complete = BooleanProperty()
     created_at = IntegerProperty()
     created_turn = IntegerProperty()
-    access_count = IntegerProperty()
-    last_access = IntegerProperty()
+    access_count = IntegerProperty()  # as created; later accesses count on HAS_TURN
     last_access_turn = IntegerProperty()
 
-    in_session = _from("Session", "HAS_TURN")
+    in_session = _from("Session", "HAS_TURN", SessionTurn)
     next = _to("Turn", "NEXT")
     previous = _from("Turn", "NEXT")
     mentions = _to("Entity", "MENTIONS", Mention)
