@@ -62,7 +62,7 @@ def bench_writes(home: Path, port: int, nodes: int) -> None:
     rerun_rate = nodes / (time.perf_counter() - start)
     count = store.read("core/count_labels", {"space": "bench"})
     print(
-        f"batched node writes (UNWIND, 1000/batch, merged on (space,id)): {batch_rate:,.0f} nodes/s"
+        f"batched node writes (1000 per batch, merged on space and id): {batch_rate:,.0f} nodes/s"
     )
     print(f"  re-run of the same batch (idempotent merge, no new nodes): {rerun_rate:,.0f} nodes/s")
     print(

@@ -16,6 +16,7 @@ from .tokens import LAYERS, LLMUsage
 if TYPE_CHECKING:
     from .store.base import GraphStore
 
+
 @dataclass
 class UsageLedger:
     """Usage not yet added to the graph, per (space, layer). `drain()` hands it over once."""

@@ -6,6 +6,7 @@ guide with the local model as the LLM."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -57,6 +58,25 @@ def guide_steps() -> list[Step]:
 
 
 STEPS = guide_steps()
+
+
+def guide_env(home: Path, **extra: str) -> dict[str, str]:
+    """A new user's shell for the guide: no GRAPHMEM_* of the developer's, a fresh home, free
+    Neo4j ports, the fast hash embedder, this venv's `graphmem` first on PATH."""
+    from tests.conftest import free_port
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
+    return (
+        env
+        | extra
+        | {
+            "GRAPHMEM_HOME": str(home),
+            "GRAPHMEM_NEO4J_PORT": str(free_port()),
+            "GRAPHMEM_NEO4J_HTTP_PORT": str(free_port()),
+            "GRAPHMEM_EMBEDDER": "hash",
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+    )
 
 
 def clone_layout(tmp_path: Path) -> Path:

@@ -27,6 +27,7 @@ from .text import (
 if TYPE_CHECKING:
     from ..llm import LLMClient
 
+
 def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("blank text")

@@ -143,34 +143,23 @@ def fuse(
             pool[c.id] = Scored(c)
         return pool[c.id]
 
-    best_lex = max((s for _, s in lexical), default=0.0)
-    for c, s in lexical:
-        if best_lex > 0 and s > 0:
-            e = entry(c)
-            e.lexical = s / best_lex
-            e.via.add("fulltext")
+    def add_scaled(rows: Sequence[tuple[Candidate, float]], source: str) -> None:
+        """A source's positive scores over its best one."""
+        best = max((s for _, s in rows), default=0.0)
+        for c, s in rows:
+            if best > 0 and s > 0:
+                e = entry(c)
+                setattr(e, source, s / best)
+                e.via.add("fulltext" if source == "lexical" else source)
+
+    add_scaled(lexical, "lexical")
     for c, s in dense:
         e = entry(c)
         e.dense = s
         e.via.add("vector")
-    best_graph = max((s for _, s in graph), default=0.0)
-    for c, s in graph:
-        if best_graph > 0 and s > 0:
-            e = entry(c)
-            e.graph = s / best_graph
-            e.via.add("graph")
-    best_spread = max((s for _, s in spread), default=0.0)
-    for c, s in spread:
-        if best_spread > 0 and s > 0:
-            e = entry(c)
-            e.spread = s / best_spread
-            e.via.add("spread")
-    best_concept = max((s for _, s in concept), default=0.0)
-    for c, s in concept:
-        if best_concept > 0 and s > 0:
-            e = entry(c)
-            e.concept = s / best_concept
-            e.via.add("concept")
+    add_scaled(graph, "graph")
+    add_scaled(spread, "spread")
+    add_scaled(concept, "concept")
     if not pool:
         return []
     # A turn outside the dense list is at most as similar as the list's last entry.

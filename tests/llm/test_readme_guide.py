@@ -11,8 +11,6 @@ env)"`, `graphmem llm stop`) are left out: the suite's server plays that part, a
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +20,7 @@ from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store import local_neo4j
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import free_port
-from tests.readme_guide import STEPS, clone_layout, graphmem_cli, run_steps
+from tests.readme_guide import STEPS, clone_layout, graphmem_cli, guide_env, run_steps
 
 from .checks import stored_problems
 
@@ -74,15 +71,7 @@ def test_the_guide_runs_with_the_model(model_server: LocalLLM, tmp_path: Path) -
         pytest.fail(f"the guide starts a local Neo4j: {reason}")
     workdir = clone_layout(tmp_path)
     home = tmp_path / "graphmem-home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
-    env |= model_server.status().env()  # what `eval "$(graphmem llm env)"` exports
-    env |= {
-        "GRAPHMEM_HOME": str(home),
-        "GRAPHMEM_NEO4J_PORT": str(free_port()),
-        "GRAPHMEM_NEO4J_HTTP_PORT": str(free_port()),
-        "GRAPHMEM_EMBEDDER": "hash",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
+    env = guide_env(home, **model_server.status().env())
     assert env["GRAPHMEM_LLM"] == "openai"
     embedded = {k: v for k, v in env.items() if k not in ("GRAPHMEM_URI", "GRAPHMEM_PASSWORD")}
     steps = guide_with_the_model()

@@ -11,10 +11,8 @@ that the commands and files work; the default model is exercised by each layer's
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ import typer.main
 from graphmem_neo4j.cli.main import app
 from graphmem_neo4j.store import local_neo4j
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import free_port, skip_for_want_of
+from tests.conftest import skip_for_want_of
 from tests.readme_guide import (
     KNOWN_NEEDS,
     REPO,
@@ -33,6 +31,7 @@ from tests.readme_guide import (
     Step,
     clone_layout,
     graphmem_cli,
+    guide_env,
     run_steps,
 )
 
@@ -60,14 +59,7 @@ def test_every_runnable_command_of_the_guide_succeeds(workdir: Path, tmp_path: P
     if reason is not None:
         skip_for_want_of(f"the guide starts a local Neo4j: {reason}")
     home = tmp_path / "graphmem-home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
-    env |= {
-        "GRAPHMEM_HOME": str(home),
-        "GRAPHMEM_NEO4J_PORT": str(free_port()),
-        "GRAPHMEM_NEO4J_HTTP_PORT": str(free_port()),
-        "GRAPHMEM_EMBEDDER": "hash",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
+    env = guide_env(home)
     neo4j_stop = dict(env)
     runnable = [step for step in STEPS if step.needs is None]
     try:
