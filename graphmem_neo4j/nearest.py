@@ -5,10 +5,13 @@ filters inside it: a query for the k nearest turns of space A gets the k nearest
 space, of which A's may be none. Every lookup therefore goes through `nearest()`, which asks the
 index for more candidates than it needs and knows when it has seen enough:
 
-- each index query returns, per probe vector, how many candidates the index gave (`seen`), the
-  lowest similarity among them (`floor`) and the candidates of the space that pass the lookup's
-  filters (`hits`, with exact cosine similarities computed from the stored vectors: Neo4j's
-  index scores are quantised);
+- each index query returns one row per candidate the index gave: the probe's `key`, the
+  index's `similarity` and, when the candidate is the space's and passes the lookup's filters,
+  its `hit` (with the exact cosine similarity: FalkorDB's index score is exact at float32,
+  Neo4j's is quantised and is recomputed from the stored vectors). A row per candidate rather
+  than one list per probe: FalkorDB copies every node and map it collects into a list, which
+  made `collect()` three times the cost of the index search itself (400 turn candidates:
+  19.3 ms against 6.4 ms streamed);
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
   it found), or when the index gave all the candidates asked and the lowest of them is below
@@ -23,10 +26,12 @@ index for more candidates than it needs and knows when it has seen enough:
 So a result never silently lacks what the space holds; the index only makes it cheap. Both
 queries of a lookup take `$probes` (a list of `{key, embedding}`), `$space`, `$k` and
 `$min_similarity`; the index query also `$candidates`; each hit is a map with at least `id` and
-`similarity`. A lookup whose similarities are stored (edges between similar queries or tasks)
-also returns the hit's `embedding` when `$with_vectors` is true: `rescore=True` recomputes each
-similarity here from the two vectors at float32, the engines' vector precision, because
-FalkorDB computes cosines in float32 and Neo4j in float64, which differ in the seventh digit.
+`similarity`. The exact query returns one row per probe: `key` and its `hits`, best first.
+A lookup whose similarities are stored (edges between similar queries or tasks) also returns
+the hit's `embedding` when `$with_vectors` is true: `rescore=True` recomputes each similarity
+here from the two vectors at float32, the engines' vector precision, because FalkorDB computes
+cosines in float32 and Neo4j in float64, which differ in the seventh digit. A lookup that
+only ranks skips it (and the vectors on the wire).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .store.base import GraphStore, Row
@@ -50,6 +55,8 @@ scan, 512 gave 1.000 and a lower p50 (benchmarks/nearest_crowding.py)."""
 SETTLE_FACTOR = 2
 """A probe is settled by the index when its candidates hold SETTLE_FACTOR·k of the space's
 nodes, so that the space's top k are not the last of what the index found."""
+SHARE_MARGIN = 1.1
+"""With a known share, the first request asks this much above the settle line."""
 FLOOR_MARGIN = 0.01
 """Neo4j's quantised index scores are within ~0.002 of the exact cosine: the floor rule keeps a
 margin so that it never settles a probe that an unseen node could still qualify for."""
@@ -72,11 +79,15 @@ def nearest(
     params: Mapping[str, Any] | None = None,
     exact: bool = False,
     rescore: bool = False,
+    share: float | None = None,
 ) -> dict[str, list[Row]]:
     """key → the space's k nodes closest to that probe (most similar first, ties by id).
 
     `exact` skips the index (the caller knows the space is small); `rescore` gives every
-    engine the same similarity to the last bit (see above)."""
+    engine the same similarity to the last bit (see above); `share`, the space's nodes over
+    the index's when the caller knows it, lets the first request ask just past the settle line
+    (a space alone in its index: 2.2k candidates instead of 4k; a wrong share costs a
+    second request, never a wrong answer)."""
     if k < 1 or not probes:
         return {p.key: [] for p in probes}
     base = {
@@ -89,20 +100,21 @@ def nearest(
     pending = {p.key: p for p in probes}
     found: dict[str, list[Row]] = {}
     candidates = max(4 * k, FIRST_CANDIDATES)
+    if share is not None and share > 0:
+        candidates = min(candidates, math.ceil(SETTLE_FACTOR * SHARE_MARGIN * k / min(share, 1.0)))
     for _round in (1, 2):
         if exact or not pending:
             break
         wire = _wire(pending.values())
-        rows = store.read(query, {**base, "probes": wire, "candidates": candidates})
-        returned = {str(row["key"]): row for row in rows}
+        answers = _answers(store.read(query, {**base, "probes": wire, "candidates": candidates}))
         shares: list[float] = []
         for key in list(pending):
-            row = returned.get(key)
-            if row is not None and _settled(row, k, candidates, min_similarity):
-                found[key] = _top(list(row["hits"]), k)
+            answer = answers.get(key)
+            if answer is not None and answer.settled(k, candidates, min_similarity):
+                found[key] = _top(answer.hits, k)
                 del pending[key]
-            elif row is not None and int(row["seen"]) >= candidates:
-                shares.append(len(row["hits"]) / candidates)
+            elif answer is not None and answer.seen >= candidates:
+                shares.append(len(answer.hits) / candidates)
             else:
                 shares.append(0.0)  # a short answer: only a scan is sure
         share = min(shares, default=0.0)
@@ -138,6 +150,7 @@ def nearest_one(
     params: Mapping[str, Any] | None = None,
     exact: bool = False,
     rescore: bool = False,
+    share: float | None = None,
 ) -> list[Row]:
     """`nearest()` for a single vector."""
     return nearest(
@@ -150,16 +163,37 @@ def nearest_one(
         params=params,
         exact=exact,
         rescore=rescore,
+        share=share,
     )["q"]
 
 
-def _settled(row: Row, k: int, asked: int, min_similarity: float) -> bool:
-    """Whether the index's answer holds the space's top k for this probe."""
-    if len(row["hits"]) >= SETTLE_FACTOR * k:
-        return True
-    floor = row["floor"]
-    full = int(row["seen"]) >= asked
-    return full and floor is not None and float(floor) + FLOOR_MARGIN < min_similarity
+@dataclass
+class _Answer:
+    """What the index gave for one probe: how many candidates, the lowest similarity among
+    them, and those that are hits (the space's, passing the lookup's filters)."""
+
+    seen: int = 0
+    floor: float | None = None
+    hits: list[Row] = field(default_factory=list)
+
+    def settled(self, k: int, asked: int, min_similarity: float) -> bool:
+        """Whether the index's answer holds the space's top k for this probe."""
+        if len(self.hits) >= SETTLE_FACTOR * k:
+            return True
+        full = self.seen >= asked
+        return full and self.floor is not None and self.floor + FLOOR_MARGIN < min_similarity
+
+
+def _answers(rows: Sequence[Row]) -> dict[str, _Answer]:
+    answers: dict[str, _Answer] = {}
+    for row in rows:
+        answer = answers.setdefault(str(row["key"]), _Answer())
+        answer.seen += 1
+        similarity = float(row["similarity"])
+        answer.floor = similarity if answer.floor is None else min(answer.floor, similarity)
+        if row["hit"] is not None:
+            answer.hits.append(row["hit"])
+    return answers
 
 
 def _wire(probes: Any) -> list[dict[str, Any]]:

@@ -1,11 +1,8 @@
 // Active units close to a question (anchors for a question whose subject is not named exactly).
-// Shared index, oversampled; nearest.py decides whether the candidates held enough.
+// Shared index, oversampled: a row per candidate, a hit only where the space's (nearest.py).
 UNWIND $probes AS probe
 CALL db.idx.vector.queryNodes('MemoryUnit', 'embedding', $candidates, vecf32(probe.embedding))
-YIELD node, score
-WITH probe, collect(node) AS found, 1 - max(score) AS floor
-RETURN probe.key AS key, size(found) AS seen, floor,
-       [h IN [u IN found WHERE u.space = $space AND u.status = 'active' |
-        {id: u.id, subject: u.subject_key, category: u.category_key,
-         similarity: 1 - vec.cosineDistance(u.embedding, vecf32(probe.embedding))}]
-       WHERE h.similarity >= $min_similarity] AS hits
+YIELD node AS u, score
+RETURN probe.key AS key, 1 - score AS similarity,
+       CASE WHEN u.space = $space AND u.status = 'active' AND 1 - score >= $min_similarity
+            THEN {id: u.id, subject: u.subject_key, category: u.category_key, similarity: 1 - score} END AS hit

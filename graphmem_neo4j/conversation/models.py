@@ -123,6 +123,8 @@ class SearchResult:
     nodes: tuple[SubgraphNode, ...] = ()
     """sf mode: the retrieved entity subgraph."""
     edges: tuple[SubgraphEdge, ...] = ()
+    speakers: frozenset[str] = frozenset()
+    """The space's participants when it was searched (what recall's word coverage ignores)."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

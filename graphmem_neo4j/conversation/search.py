@@ -85,7 +85,7 @@ class Searcher:
                 )
         if touch and hits:
             self.touch(space, [h.turn_id for h in hits], [n.id for n in nodes], facts.clock)
-        return SearchResult(query, space, mode, tuple(hits), nodes, edges)
+        return SearchResult(query, space, mode, tuple(hits), nodes, edges, facts.speakers)
 
     def search_batch(
         self,
@@ -121,7 +121,7 @@ class Searcher:
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="graphmem-search")
+            self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphmem-search")
         return self._pool
 
     # --- candidate sources -----------------------------------------------------------------
@@ -132,17 +132,27 @@ class Searcher:
         limit: int,
         facts: SpaceFacts,
         embedding: list[float] | None = None,
+        indexed: int | None = None,
     ) -> Scored:
+        """The space's turns nearest the query; `indexed`, the turns of every space (read
+        here when not given), makes the index lookup ask just enough candidates."""
         vector = embedding if embedding is not None else self.parts.embedder.embed([query])[0]
+        exact = facts.stats.turns <= self.config.exact_scan_turns
+        if indexed is None and not exact:
+            indexed = self.indexed_turns()
         rows = nearest_one(
             self.parts.store,
             "conversation/search_vector",
             vector,
             space=space,
             k=limit,
-            exact=facts.stats.turns <= self.config.exact_scan_turns,
+            exact=exact,
+            share=facts.stats.turns / indexed if indexed else None,
         )
         return [(Candidate.from_row(r), float(r["similarity"])) for r in rows]
+
+    def indexed_turns(self) -> int:
+        return int(self.parts.store.read("conversation/indexed_turns")[0]["turns"])
 
     def lexical(self, query: str, space: str, limit: int, facts: SpaceFacts) -> Scored:
         terms = content_terms(query, exclude=speaker_words(facts.speakers))
@@ -197,17 +207,12 @@ class Searcher:
         # The space facts are read, and the lexical and graph sources run, while the query is
         # embedded; the vector source needs the embedding.
         facts_read = executor.submit(self.state.facts, space)
+        indexed = executor.submit(self.indexed_turns)
         lexical = executor.submit(lambda: self.lexical(query, space, pool, facts_read.result()))
         graph = executor.submit(lambda: self.graph(query, space, pool, facts_read.result()))
         w = self.config.weights
         several = asks_for_several(query)
-        # The concept source probes the entity index with the query's words too: they are
-        # embedded in the same model call as the query.
-        words = (
-            query_phrases(query, limit=w.concept_probes)
-            if w.concept > 0 and w.concept_roots > 0 and (several or not w.concept_only_several)
-            else []
-        )
+        words = self.concept_probes(query)
         vectors = self.parts.embedder.embed([query, *words])
         embedding = vectors[0]
         facts = facts_read.result()
@@ -224,7 +229,7 @@ class Searcher:
             if words
             else None
         )
-        dense = self.dense(query, space, pool, facts, embedding)
+        dense = self.dense(query, space, pool, facts, embedding, indexed.result())
         lexical_rows, graph_rows = lexical.result(), graph.result()
         concept_rows = concept.result() if concept is not None else []
         ranges = time_ranges(query)
@@ -251,6 +256,16 @@ class Searcher:
             spread = self.spread(ranking(w.seeds), space, pool, facts, speakers)
         hits = ranking(k, spread, w.diversity if several else 0.0)
         return hits, facts
+
+    def concept_probes(self, query: str) -> list[str]:
+        """The query's words the concept source probes the entity index with (none when the
+        source is off for this query); embedded in the same model call as the query."""
+        w = self.config.weights
+        if w.concept <= 0 or w.concept_roots <= 0:
+            return []
+        if w.concept_only_several and not asks_for_several(query):
+            return []
+        return query_phrases(query, limit=w.concept_probes)
 
     def spread(
         self,

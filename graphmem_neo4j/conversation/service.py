@@ -92,6 +92,12 @@ class ConversationService:
     def space_stats(self, space: str) -> SpaceStats:
         return self._state.facts(space).stats
 
+    def query_texts(self, query: str) -> list[str]:
+        """The texts a hybrid search embeds for `query`, the query and its concept probes
+        (recall embeds them in its one model call)."""
+        assert self._searcher is not None
+        return [query, *self._searcher.concept_probes(query)]
+
     def speakers(self, space: str) -> frozenset[str]:
         return self._state.facts(space).speakers
 

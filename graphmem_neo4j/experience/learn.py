@@ -220,10 +220,13 @@ class Learner:
         *,
         experts_only: bool = False,
         task: str | None = None,
+        rescore: bool = True,
     ) -> list[dict[str, Any]]:
         """The k nearest tasks; given the `task` text, only those similar to it in the sense
         shared with the insights layer (`task_similarity`: the same procedure, or either
-        unknown), from an over-fetched candidate list."""
+        unknown), from an over-fetched candidate list. `rescore` (for similarities that are
+        stored) gives both engines the same value to the last bit; a read that only ranks
+        skips it and the stored vectors it needs."""
 
         def fetch(n: int) -> list[dict[str, Any]]:
             return nearest_one(
@@ -233,7 +236,7 @@ class Learner:
                 space=space,
                 k=n,
                 params={"exclude": exclude, "experts_only": experts_only},
-                rescore=True,  # similarities are stored on SIMILAR_* edges: same on both engines
+                rescore=rescore,
             )
 
         if task is None:

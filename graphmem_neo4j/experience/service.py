@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -216,18 +216,33 @@ class ExperienceService:
             expert = self.trajectory(expert, kind="expert", space=space)
         return diff_graphs(trajectory_graph(exploration), trajectory_graph(expert))
 
-    def _vocabulary(self, space: str) -> list[str]:
+    def vocabulary(self, space: str) -> list[str]:
+        """The kinds of things the space's trajectories touch: the names a task text's
+        skeleton blanks out."""
         rows = self.parts.store.read("experience/name_vocabulary", {"space": space})
         return [row["name"] for row in rows]
 
-    def query_texts(self, task: str, *, space: str | None = None) -> tuple[str, str]:
+    def query_texts(
+        self, task: str, *, space: str | None = None, vocabulary: Sequence[str] | None = None
+    ) -> tuple[str, str]:
         """The two texts `retrieve` embeds for a task (recall embeds them together with its
         query, in one model call)."""
-        return embedding_texts(task, self._vocabulary(space or self.parts.defaults.space))
+        if vocabulary is None:
+            vocabulary = self.vocabulary(space or self.parts.defaults.space)
+        return embedding_texts(task, vocabulary)
 
-    def retrieve(self, task: str, *, space: str | None = None, k: int = 3, t: int = 3) -> Guidance:
+    def retrieve(
+        self,
+        task: str,
+        *,
+        space: str | None = None,
+        k: int = 3,
+        t: int = 3,
+        vocabulary: Sequence[str] | None = None,
+    ) -> Guidance:
         """§4.3: the top-K tasks by embedding similarity with their insights, and the top-T
-        cross-task edges around them, rendered as guidance for an agent's prompt."""
+        cross-task edges around them, rendered as guidance for an agent's prompt.
+        `vocabulary`: the space's names, when the caller has just read them."""
         if not isinstance(task, str) or not task.strip():
             raise InputError("the task text must not be empty", field="task")
         if k < 1 or t < 0:
@@ -235,23 +250,33 @@ class ExperienceService:
         name = self.parts.require_space(space or self.parts.defaults.space)
         self.parts.ensure_embedder_matches()
         store = self.parts.store
-        names = self._vocabulary(name)
+        names = list(vocabulary) if vocabulary is not None else self.vocabulary(name)
         text, skeleton_text = embedding_texts(task, names)
         vector = combine(*self.parts.embedder.embed([text, skeleton_text]))
-        tasks = tuple(
-            RetrievedTask(
-                id=row["id"],
-                text=row["text"],
-                score=float(row["similarity"]),
-                insights=tuple(row.get("insights") or ()),
-                workflow=tuple(row.get("workflow") or ()),
-                trajectories=int(row.get("trajectories") or 0),
+        nearest = self.learner.nearest(name, vector, k, [], task=task, rescore=False)
+        ids = [row["id"] for row in nearest]
+        lessons = {
+            row["id"]: row
+            for row in (
+                store.read("experience/get_tasks", {"space": name, "ids": ids}) if ids else []
             )
-            for row in self.learner.nearest(name, vector, k, [], task=task)
-        )
+        }
+        tasks = tuple(retrieved_task(row, lessons.get(row["id"], {})) for row in nearest)
         edge_rows = store.read(
             "experience/task_edges", {"space": name, "ids": [x.id for x in tasks]}
         )
         edges = tuple(rank_edges({x.id: x.score for x in tasks}, edge_rows, t))
         roles = task_roles(task, names)
         return Guidance(task, tasks, edges, roles, render_guidance(task, tasks, edges, roles))
+
+
+def retrieved_task(hit: Mapping[str, Any], lessons: Mapping[str, Any]) -> RetrievedTask:
+    """A task the index found, with what get_tasks read of it."""
+    return RetrievedTask(
+        id=hit["id"],
+        text=hit["text"],
+        score=float(hit["similarity"]),
+        insights=tuple(lessons.get("insights") or ()),
+        workflow=tuple(lessons.get("workflow") or ()),
+        trajectories=int(lessons.get("trajectories") or 0),
+    )

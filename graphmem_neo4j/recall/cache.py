@@ -11,8 +11,9 @@ from concurrent.futures import Future
 
 from ..embedder import Embedder
 
-MAX_TEXTS_PER_CALL = 8
-"""Only calls this small are memoised: queries, not ingestion batches."""
+MAX_TEXTS_PER_CALL = 16
+"""Only calls this small are memoised: queries (with up to 8 concept probes), not ingestion
+batches."""
 MAX_TEXT_CHARS = 2000
 
 

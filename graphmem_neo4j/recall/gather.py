@@ -44,12 +44,13 @@ class Gatherers:
 
     def conversation(self, query: str, vector: Vector, space: str, budget: int) -> list[Candidate]:
         k = self.config.turns_wanted(budget)
-        hits = self.layers.conversation.search(query, space=space, k=k, touch=False).hits
+        result = self.layers.conversation.search(query, space=space, k=k, touch=False)
+        hits = result.hits
         cosines = self._similarities(
             "recall/turn_similarity", [h.turn_id for h in hits], vector, space
         )
         strengths = relative([h.score for h in hits])
-        coverage = Coverage(query, ignore=self.layers.conversation.speakers(space))
+        coverage = Coverage(query, ignore=result.speakers)
         found = []
         for hit, n in zip(hits, strengths, strict=True):
             cosine = cosines.get(hit.turn_id, 0.0)
@@ -159,10 +160,10 @@ class Gatherers:
             for c, n in zip(retrieval.insights, strengths, strict=True)
         ]
 
-    def experience(self, query: str, space: str) -> list[Candidate]:
+    def experience(self, query: str, space: str, vocabulary: Sequence[str]) -> list[Candidate]:
         cfg = self.config
         guidance = self.layers.experience.retrieve(
-            query, space=space, k=cfg.experience_k, t=cfg.experience_t
+            query, space=space, k=cfg.experience_k, t=cfg.experience_t, vocabulary=vocabulary
         )
         found = []
         task_strengths = relative([t.score for t in guidance.tasks])

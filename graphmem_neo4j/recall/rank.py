@@ -3,6 +3,7 @@ token budget. No database; unit tests reach every function here."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -76,27 +77,33 @@ def score(candidates: Iterable[Candidate], config: RecallConfig) -> list[Scored]
     return scored
 
 
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+def _overlap(a: frozenset[str], b: frozenset[str], shared: int) -> float:
     small = min(len(a), len(b))
     if small < MIN_DUPLICATE_WORDS:
         return 0.0
-    return len(a & b) / small
+    return shared / small
 
 
 def deduplicate(scored: Sequence[Scored], overlap: float) -> tuple[list[Scored], int]:
     """Drop repeats, keeping the best-scored copy: the same node offered twice, or texts whose
-    content words overlap by ≥ `overlap` of the smaller set (an insight stored by two layers, a
-    fact restated in another task's lessons). The kept item lists what it absorbed."""
+    content words overlap by ≥ `overlap` (> 0) of the smaller set (an insight stored by two
+    layers, a fact restated in another task's lessons). The kept item lists what it absorbed."""
+    if overlap <= 0:
+        raise ValueError("the duplicate overlap must be above 0")
     kept: list[Scored] = []
     words: list[frozenset[str]] = []
     index: dict[str, int] = {}
+    holders: dict[str, list[int]] = {}  # word → the kept items that have it
     dropped = 0
     for item in scored:
         mine = frozenset(terms(item.candidate.text, limit=400))
         twin = index.get(item.key)
         if twin is None:
+            # only kept items sharing a word can overlap; the first (best) one that does wins
+            shared = Counter(i for word in mine for i in holders.get(word, ()))
             twin = next(
-                (i for i, other in enumerate(words) if _overlap(mine, other) >= overlap), None
+                (i for i in sorted(shared) if _overlap(mine, words[i], shared[i]) >= overlap),
+                None,
             )
         if twin is not None:
             dropped += 1
@@ -104,6 +111,8 @@ def deduplicate(scored: Sequence[Scored], overlap: float) -> tuple[list[Scored],
                 kept[twin] = replace(kept[twin], duplicates=(*kept[twin].duplicates, item.key))
             continue
         index[item.key] = len(kept)
+        for word in mine:
+            holders.setdefault(word, []).append(len(kept))
         kept.append(item)
         words.append(mine)
     return kept, dropped

@@ -124,13 +124,18 @@ class RecallService:
         parts.ensure_embedder_matches()
         started = time.perf_counter()
 
-        # The query (with the experience layer's two texts: the task and its skeleton) is
-        # embedded in one model call on this thread while the layers run; a layer that needs
-        # a vector waits for it (the embedder's memo), so the searches that need none
-        # (full-text, the entity graph, the facts' name lookups) overlap with the model.
+        # The query (with the conversation layer's concept probes and the experience layer's
+        # two texts: the task and its skeleton) is embedded in one model call on this thread
+        # while the layers run; a layer that needs a vector waits for it (the embedder's memo),
+        # so the searches that need none (full-text, the entity graph, the facts' name
+        # lookups) overlap with the model.
         texts = [query]
+        if "conversation" in wanted:
+            texts += services.conversation.query_texts(query)
+        vocabulary: list[str] = []
         if "experience" in wanted:
-            texts += services.experience.query_texts(query, space=space)
+            vocabulary = services.experience.vocabulary(space)
+            texts += services.experience.query_texts(query, vocabulary=vocabulary)
         memo = parts.embedder
         embed_now = memo.reserve(texts) if isinstance(memo, QueryMemo) else None
 
@@ -142,7 +147,7 @@ class RecallService:
             "conversation": lambda: gather.conversation(query, embedded, space, budget_tokens),
             "facts": lambda: gather.facts(query, embedded, space),
             "insights": lambda: gather.insights(query, embedded, space),
-            "experience": lambda: gather.experience(query, space),
+            "experience": lambda: gather.experience(query, space, vocabulary),
         }
         try:
             futures = {layer: self._executor().submit(_timed, gatherers[layer]) for layer in wanted}

@@ -31,6 +31,8 @@ def cypher_literal(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
+        if all(type(x) is float for x in value):  # an embedding: 384 floats, on every search
+            return "[" + ",".join(map(float.__repr__, value)) + "]"
         return "[" + ",".join(map(cypher_literal, value)) + "]"
     if isinstance(value, Mapping):
         return "{" + ",".join(f"`{k}`:{cypher_literal(v)}" for k, v in value.items()) + "}"

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphmem_neo4j.bert_numpy import length_chunks
 from graphmem_neo4j.embedder import (
     NumpyEmbedder,
     SentenceTransformerEmbedder,
@@ -59,6 +60,40 @@ def test_order_survives_length_sorted_batches() -> None:
     reversed_vectors = np.asarray(small.embed(TEXTS[::-1]))[::-1]
     assert np.abs(vectors - reversed_vectors).max() < 1e-5
     assert small.embed([]) == []
+
+
+def test_short_texts_are_not_padded_to_a_long_ones_length() -> None:
+    # a query and its one-word probes: two passes, not nine of the query's length
+    assert length_chunks([20, 4, 4, 3, 3, 3, 2, 2, 2], 64) == [[0], [1, 2, 3, 4, 5, 6, 7, 8]]
+    # texts of about one length share a pass, up to the batch size
+    assert length_chunks([20, 18, 12], 64) == [[0, 1, 2]]
+    assert length_chunks([9] * 5, 2) == [[0, 1], [2, 3], [4]]
+    lengths = sorted((7 * i) % 60 + 1 for i in range(500))[::-1]
+    chunks = length_chunks(lengths, 64)
+    assert sorted(i for c in chunks for i in c) == list(range(500))
+    assert all(len(c) <= 64 for c in chunks)
+    assert sum(lengths[c[0]] * len(c) for c in chunks) < 1.1 * sum(lengths)
+
+
+def test_texts_that_tokenize_alike_run_once(
+    numpy_minilm: NumpyEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an uncased model: a question and its lower-cased, space-collapsed task form are one row
+    numpy_minilm.embed(["warm up"])
+    encoder = numpy_minilm._encoder
+    rows: list[int] = []
+    forward = encoder._forward
+
+    def counting(token_ids):  # type: ignore[no-untyped-def]
+        rows.append(len(token_ids))
+        return forward(token_ids)
+
+    monkeypatch.setattr(encoder, "_forward", counting)
+    texts = ["Who lent Tara a notebook?", "who lent  tara a notebook?", "put a mug in the sink"]
+    vectors = np.asarray(numpy_minilm.embed(texts))
+    assert sum(rows) == 2
+    assert np.array_equal(vectors[0], vectors[1])
+    assert np.abs(vectors[2] - np.asarray(numpy_minilm.embed([texts[2]])[0])).max() < 1e-6
 
 
 def test_default_runtime_is_numpy_and_needs_no_torch() -> None:

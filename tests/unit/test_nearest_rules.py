@@ -26,8 +26,15 @@ class ScriptedStore:
         candidates = int(params["candidates"])
         self.asked.append((query, candidates))
         own = int(candidates * self.share)
-        hits = [{"id": f"index{i}", "similarity": 0.8 - i / 1000} for i in range(own)]
-        return [{"key": "q", "seen": candidates, "floor": 0.1, "hits": hits}]
+        # one row per candidate: the space's first (a hit each), then the other spaces'
+        return [
+            {
+                "key": "q",
+                "similarity": 0.8 - i / 1000,
+                "hit": {"id": f"index{i}", "similarity": 0.8 - i / 1000} if i < own else None,
+            }
+            for i in range(candidates)
+        ]
 
 
 def lookup(store: ScriptedStore, k: int = 10) -> list[dict[str, Any]]:
@@ -57,4 +64,51 @@ def test_a_small_share_of_a_crowded_index_is_scanned_exactly() -> None:
     hits = lookup(store)
     assert store.asked[-1] == ("conversation/search_vector_exact", 0)
     assert all(c <= nearest_module.MAX_CANDIDATES for _, c in store.asked)
+    assert hits[0]["id"] == "exact0"
+
+
+class RowsStore:
+    """Answers the index query with the given candidate rows, the exact query with one hit."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        self.asked: list[str] = []
+
+    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        self.asked.append(query)
+        if query.endswith("_exact"):
+            return [{"key": "q", "hits": [{"id": "exact0", "similarity": 0.9}]}]
+        return self.rows
+
+
+def candidate(similarity: float, hit: bool) -> dict[str, Any]:
+    return {
+        "key": "q",
+        "similarity": similarity,
+        "hit": {"id": f"n{similarity}", "similarity": similarity} if hit else None,
+    }
+
+
+def test_a_full_answer_ending_below_the_threshold_settles_with_few_hits() -> None:
+    # 64 candidates, the lowest at 0.2: nothing the index did not return reaches 0.5
+    rows = [candidate(0.9, True)] + [candidate(0.9 - i / 100, False) for i in range(1, 64)]
+    store = RowsStore(rows)
+    hits = nearest_one(store, "q", [1.0], space="s", k=10, min_similarity=0.5)  # type: ignore[arg-type]
+    assert store.asked == ["q"]
+    assert [h["id"] for h in hits] == ["n0.9"]
+
+
+def test_a_floor_within_the_margin_of_the_threshold_is_not_trusted() -> None:
+    # the lowest candidate sits just under the threshold, within Neo4j's quantisation margin
+    rows = [candidate(0.9, True)] + [candidate(0.5, False) for _ in range(63)]
+    store = RowsStore(rows)
+    nearest_one(store, "q", [1.0], space="s", k=10, min_similarity=0.505)  # type: ignore[arg-type]
+    assert store.asked[-1] == "q_exact"
+
+
+def test_a_short_answer_is_scanned_exactly() -> None:
+    # fewer candidates than asked: orphaned or clustered HNSW entries, not an empty index
+    store = RowsStore([candidate(0.9 - i / 100, True) for i in range(12)])
+    hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+    assert store.asked == ["q", "q_exact"]
     assert hits[0]["id"] == "exact0"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
@@ -99,6 +100,34 @@ def test_near_identical_texts_from_two_layers_fold_into_the_better_one() -> None
     assert [s.candidate.id for s in kept] == ["ins-1", "t1"]
     assert kept[0].duplicates == ("Task:task-1",)
     assert dropped == 1
+
+
+def test_deduplication_matches_comparing_every_pair() -> None:
+    # the word index must find the same twin as comparing each item with every kept one
+    from graphmem_neo4j.fulltext import terms
+
+    rng = random.Random(5)
+    vocabulary = [f"word{i}" for i in range(12)]
+    texts = [" ".join(rng.sample(vocabulary, rng.randint(1, 6))) for _ in range(300)]
+    items = scored(*(cand("conversation", f"t{i}", text) for i, text in enumerate(texts)))
+
+    def reference(overlap: float) -> list[str]:
+        kept: list[frozenset[str]] = []
+        ids = []
+        for item in items:
+            mine = frozenset(terms(item.candidate.text, limit=400))
+            if not any(
+                min(len(mine), len(o)) >= 3 and len(mine & o) / min(len(mine), len(o)) >= overlap
+                for o in kept
+            ):
+                kept.append(mine)
+                ids.append(item.candidate.id)
+        return ids
+
+    for overlap in (0.5, 0.8, 1.0):
+        kept, dropped = deduplicate(items, overlap)
+        assert [s.candidate.id for s in kept] == reference(overlap)
+        assert dropped == len(items) - len(kept) > 0
 
 
 def test_short_texts_are_never_called_duplicates() -> None:

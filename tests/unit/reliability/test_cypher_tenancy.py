@@ -22,6 +22,8 @@ UNSCOPED = {
     "core/list_spaces",
     "core/lock_take",
     "core/lock_release",
+    # the size of the turn index every space shares: a count, no space's data (nearest.py)
+    "conversation/indexed_turns",
 }
 NODE = re.compile(r"(?<![\w\]])\((\w*)\s*(?::\s*(\w+))?\s*(\{[^}]*\})?\s*\)")
 STEP = re.compile(
