@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .deps import Defaults
 from .embedder import Embedder
 from .errors import ConfigError, GraphMemError
+from .heap import freeze_startup_heap
 from .llm import LLMClient
 from .parts import MemoryParts
 from .schema import SYSTEM_LABELS
@@ -55,6 +56,8 @@ class GraphMemory:
     ) -> None:
         self.settings = settings if settings is not None else Settings()
         self.parts = MemoryParts(self.settings, store=store, embedder=embedder, llm=llm)
+        if self.settings.freeze_heap:
+            freeze_startup_heap()
 
     # --- parts (deps.Parts: what the services are given) -------------------------------------
     @property

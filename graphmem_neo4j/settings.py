@@ -85,6 +85,11 @@ class Settings(BaseModel):
         description="When the LLM keeps failing: use the offline path, or stop with an error",
     )
 
+    freeze_heap: bool = Field(
+        default=True,
+        description="Freeze the objects alive when a GraphMemory is made, so the garbage "
+        "collector's full passes skip them (graphmem_neo4j/heap.py)",
+    )
     batch_size: int = Field(default=500, ge=1, le=100_000)
     space: str = "default"
 
