@@ -112,3 +112,20 @@ def test_a_short_answer_is_scanned_exactly() -> None:
     hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
     assert store.asked == ["q", "q_exact"]
     assert hits[0]["id"] == "exact0"
+
+
+def test_a_known_share_asks_just_past_the_settle_line() -> None:
+    # a space alone in its index: 2.2k candidates instead of 4k, and settled by them
+    store = ScriptedStore(share=1.0)
+    hits = nearest_one(store, "conversation/search_vector", [1.0], space="s", k=100, share=1.0)  # type: ignore[arg-type]
+    assert store.asked == [("conversation/search_vector", 221)]
+    assert len(hits) == 100
+
+
+def test_a_wrong_share_costs_a_second_request_not_a_wrong_answer() -> None:
+    # the caller thought the space was the whole index; it is a quarter of it
+    store = ScriptedStore(share=0.25)
+    hits = nearest_one(store, "conversation/search_vector", [1.0], space="s", k=10, share=1.0)  # type: ignore[arg-type]
+    assert [c for _, c in store.asked][:1] == [22]
+    assert len(store.asked) >= 2
+    assert len(hits) == 10

@@ -192,3 +192,25 @@ def test_the_model_runs_once_per_recall(
     assert len(calls) == 1, calls
     assert calls[0][0] == "How should I warm a potato before putting it on the table?"
     assert len(calls[0]) == 3  # the query, the normalised task, its skeleton
+
+
+def test_the_concept_probes_share_the_one_model_call(
+    filled: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question asking for several facts also embeds its concept probes (the conversation
+    layer's entity lookups): in recall's one call, not a second one of their own."""
+    question = "What activities has Alice done with her family and which places did they visit?"
+    probes = filled.conversation.query_texts(question)[1:]
+    assert probes  # the concept source is on for this question
+    inner = filled.embedder.inner  # type: ignore[attr-defined]
+    calls: list[list[str]] = []
+    real = inner.embed
+
+    def counting(texts: list[str]) -> list[list[float]]:
+        calls.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(inner, "embed", counting)
+    filled.recall(question, space=space)
+    assert len(calls) == 1, calls
+    assert set(probes) <= set(calls[0])
