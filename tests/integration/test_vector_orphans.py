@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.memory import GraphMemory
-from graphmem_neo4j.nearest import Probe, _wire
+from graphmem_neo4j.nearest import Probe, _answers, _wire
 
 TURNS = 300
 ASKED = 200
@@ -28,7 +28,7 @@ def answered(memory: GraphMemory, space: str, text: str) -> int:
             "candidates": ASKED,
         },
     )
-    return int(rows[0]["seen"])
+    return _answers(rows)["q"].seen
 
 
 def test_an_ingestion_leaves_the_turn_index_answering_in_full(
