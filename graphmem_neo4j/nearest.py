@@ -117,11 +117,11 @@ def nearest(
                 shares.append(len(answer.hits) / candidates)
             else:
                 shares.append(0.0)  # a short answer: only a scan is sure
-        share = min(shares, default=0.0)
-        if share == 0.0:
+        seen_share = min(shares, default=0.0)
+        if seen_share == 0.0:
             break
         # aim above the settle line, so that sampling noise in the share rarely misses it
-        candidates = max(math.ceil((SETTLE_FACTOR + 1) * k / share), 2 * candidates)
+        candidates = max(math.ceil((SETTLE_FACTOR + 1) * k / seen_share), 2 * candidates)
         if candidates > MAX_CANDIDATES:
             break
     if pending:
