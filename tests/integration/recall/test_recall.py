@@ -173,44 +173,40 @@ def test_weights_move_a_layer_out(filled: GraphMemory, space: str) -> None:
     assert result.below_min_score > 0
 
 
-def test_the_model_runs_once_per_recall(
-    filled: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The query and the experience layer's task texts go into one model call; every layer
-    that needs the query's vector gets it from the memo."""
-    memo = filled.embedder
-    inner = memo.inner  # type: ignore[attr-defined]
-    calls: list[list[str]] = []
-    real = inner.embed
-
-    def counting(texts: list[str]) -> list[list[float]]:
-        calls.append(list(texts))
-        return real(texts)
-
-    monkeypatch.setattr(inner, "embed", counting)
-    filled.recall("How should I warm a potato before putting it on the table?", space=space)
-    assert len(calls) == 1, calls
-    assert calls[0][0] == "How should I warm a potato before putting it on the table?"
-    assert len(calls[0]) == 3  # the query, the normalised task, its skeleton
-
-
-def test_the_concept_probes_share_the_one_model_call(
-    filled: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A question asking for several facts also embeds its concept probes (the conversation
-    layer's entity lookups): in recall's one call, not a second one of their own."""
-    question = "What activities has Alice done with her family and which places did they visit?"
-    probes = filled.conversation.query_texts(question)[1:]
-    assert probes  # the concept source is on for this question
+@pytest.fixture
+def model_calls(filled: GraphMemory, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The texts of each call that reaches the model behind the query memo."""
     inner = filled.embedder.inner  # type: ignore[attr-defined]
     calls: list[list[str]] = []
     real = inner.embed
 
     def counting(texts: list[str]) -> list[list[float]]:
         calls.append(list(texts))
-        return real(texts)
+        return real(texts)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(inner, "embed", counting)
+    return calls
+
+
+def test_the_model_runs_once_per_recall(
+    filled: GraphMemory, space: str, model_calls: list[list[str]]
+) -> None:
+    """The query and the experience layer's task texts go into one model call; every layer
+    that needs the query's vector gets it from the memo."""
+    filled.recall("How should I warm a potato before putting it on the table?", space=space)
+    assert len(model_calls) == 1, model_calls
+    assert model_calls[0][0] == "How should I warm a potato before putting it on the table?"
+    assert len(model_calls[0]) == 3  # the query, the normalised task, its skeleton
+
+
+def test_the_concept_probes_share_the_one_model_call(
+    filled: GraphMemory, space: str, model_calls: list[list[str]]
+) -> None:
+    """A question asking for several facts also embeds its concept probes (the conversation
+    layer's entity lookups): in recall's one call, not a second one of their own."""
+    question = "What activities has Alice done with her family and which places did they visit?"
+    probes = filled.conversation.query_texts(question)[1:]
+    assert probes  # the concept source is on for this question
     filled.recall(question, space=space)
-    assert len(calls) == 1, calls
-    assert set(probes) <= set(calls[0])
+    assert len(model_calls) == 1, model_calls
+    assert set(probes) <= set(model_calls[0])
