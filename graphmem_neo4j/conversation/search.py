@@ -137,7 +137,7 @@ class Searcher:
         """The space's turns nearest the query; `indexed`, the turns of every space (read
         here when not given), makes the index lookup ask just enough candidates."""
         vector = embedding if embedding is not None else self.parts.embedder.embed([query])[0]
-        exact = facts.stats.turns <= self.config.exact_scan_turns
+        exact = self._scans(facts)
         if indexed is None and not exact:
             indexed = self.indexed_turns()
         rows = nearest_one(
@@ -153,6 +153,10 @@ class Searcher:
 
     def indexed_turns(self) -> int:
         return int(self.parts.store.read("conversation/indexed_turns")[0]["turns"])
+
+    def _scans(self, facts: SpaceFacts) -> bool:
+        """Whether the dense source scans the space exactly instead of asking the index."""
+        return facts.stats.turns <= self.config.exact_scan_turns
 
     def lexical(self, query: str, space: str, limit: int, facts: SpaceFacts) -> Scored:
         terms = content_terms(query, exclude=speaker_words(facts.speakers))
@@ -207,7 +211,10 @@ class Searcher:
         # The space facts are read, and the lexical and graph sources run, while the query is
         # embedded; the vector source needs the embedding.
         facts_read = executor.submit(self.state.facts, space)
-        indexed = executor.submit(self.indexed_turns)
+        # The size of the shared turn index, read only when the space is too big to scan.
+        indexed = executor.submit(
+            lambda: None if self._scans(facts_read.result()) else self.indexed_turns()
+        )
         lexical = executor.submit(lambda: self.lexical(query, space, pool, facts_read.result()))
         graph = executor.submit(lambda: self.graph(query, space, pool, facts_read.result()))
         w = self.config.weights

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import pytest
 
 from graphmem_neo4j.conversation.models import ConversationConfig, TurnInput
@@ -9,6 +12,7 @@ from graphmem_neo4j.conversation.readers import QueryRow
 from graphmem_neo4j.conversation.service import ConversationService
 from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.nearest import SETTLE_FACTOR, SHARE_MARGIN
 
 
 @pytest.fixture
@@ -144,3 +148,32 @@ def test_the_ann_index_path_agrees_with_the_exact_scan(loaded: GraphMemory, spac
         n.id for n in sf_exact.nodes if n.hop == 0
     }
     assert ann.search("What did Maya adopt?", space=space, k=10).hits
+
+
+def test_the_turn_index_size_is_read_only_for_a_space_too_big_to_scan(
+    loaded: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small space is scanned exactly and its hybrid search reads no index size; past the
+    scan limit the size sets how many candidates the index is asked for (the space's share)."""
+    used: list[tuple[str, object]] = []
+    read = loaded.store.read
+
+    def spy(query: str, params: object = None) -> object:
+        used.append((query, params))
+        return read(query, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loaded.store, "read", spy)
+    loaded.conversation.search("What did Maya adopt?", space=space, k=5)
+    assert "conversation/indexed_turns" not in [q for q, _ in used]
+    assert "conversation/search_vector_exact" in [q for q, _ in used]
+
+    used.clear()
+    big = ConversationService(loaded, replace(ConversationConfig(), exact_scan_turns=0))
+    big.search("What did Maya adopt?", space=space, k=5)
+    asked = [p for q, p in used if q == "conversation/search_vector"]
+    assert "conversation/indexed_turns" in [q for q, _ in used]
+    indexed = read("conversation/indexed_turns")[0]["turns"]
+    own = loaded.stats(space)["nodes"]["Turn"]
+    pool = ConversationConfig().candidates
+    share_sized = math.ceil(SETTLE_FACTOR * SHARE_MARGIN * pool * indexed / own)
+    assert asked[0]["candidates"] == min(4 * pool, share_sized)  # type: ignore[index]
