@@ -17,6 +17,8 @@ from .llm import LLMClient
 from .store import GraphStore
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from .conversation.service import ConversationService
     from .experience.service import ExperienceService
     from .facts.service import FactService
@@ -53,6 +55,11 @@ class Parts(Protocol):
 
     def require_space(self, space: str) -> str:
         """Validate the name and refuse a space that holds no memory (before reads)."""
+        ...
+
+    def space_checked(self, space: str) -> AbstractContextManager[str]:
+        """`require_space` once for a call that asks several layers: inside it, their own
+        checks of the same space skip the read."""
         ...
 
     def ensure_embedder_matches(self) -> None:

@@ -10,6 +10,8 @@ nothing records which space a caller is "in".
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .deps import Defaults
 from .embedder import Embedder, make_embedder
@@ -48,6 +50,8 @@ class MemoryParts:
         self._embedding_checked = False
         self._lock = threading.RLock()
         self.ledger = UsageLedger()
+        self._checked: dict[str, int] = {}
+        """Spaces checked by a `space_checked` call still running, and how many such calls."""
 
     # --- the parts -------------------------------------------------------------------------
     @property
@@ -129,11 +133,27 @@ class MemoryParts:
     def require_space(self, space: str) -> str:
         """Validate the name and refuse a space that holds no memory (reads)."""
         validate_space(space)
+        if space in self._checked:
+            return space
         if not self.store.read("core/get_space", {"space": space}):
             known = [row["id"] for row in self.store.read("core/list_spaces")]
             hint = f"; known spaces: {', '.join(known)}" if known else "; no space exists yet"
             raise UnknownSpace(f"unknown space {space!r}{hint}")
         return space
+
+    @contextmanager
+    def space_checked(self, space: str) -> Iterator[str]:
+        """Recall asks four layers and each checks the space: one read instead of five."""
+        self.require_space(space)
+        with self._lock:
+            self._checked[space] = self._checked.get(space, 0) + 1
+        try:
+            yield space
+        finally:
+            with self._lock:
+                self._checked[space] -= 1
+                if not self._checked[space]:
+                    del self._checked[space]
 
     # --- usage -----------------------------------------------------------------------------
     def flush_usage(self) -> None:

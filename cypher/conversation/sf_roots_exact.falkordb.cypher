@@ -1,9 +1,10 @@
 // sf mode roots (paper: top-5 entities, cosine ≥ 0.75) for each of the query's entity names.
 // Exact scan of the space (nearest.py, when the shared index held too few of it).
 UNWIND $probes AS probe
+WITH probe, vecf32(probe.embedding) AS probe_vector
 MATCH (e:Entity {space: $space})
 WHERE e.embedding IS NOT NULL
-WITH probe, e, 1 - vec.cosineDistance(e.embedding, vecf32(probe.embedding)) AS similarity
+WITH probe, e, 1 - vec.cosineDistance(e.embedding, probe_vector) AS similarity
 WHERE similarity >= $min_similarity
 WITH probe, e, similarity
 ORDER BY similarity DESC, e.id

@@ -3,12 +3,13 @@
 // spaces, and a missed duplicate would be stored twice. Only insights that can serve a task
 // of the text's structure ($task_key) count: those with positive evidence on such a task,
 // or on a task whose structure is unknown, or without evidence.
+WITH vecf32($embedding) AS text_vector
 MATCH (i:Insight)
 WHERE i.space = $space AND i.active = true AND i.embedding IS NOT NULL
 OPTIONAL MATCH (i)-[:POSITIVE]->(p:Query)
-WITH i, collect(coalesce(p.task_key, $task_key)) AS keys, count(p) AS evidence
+WITH i, text_vector, collect(coalesce(p.task_key, $task_key)) AS keys, count(p) AS evidence
 WHERE $task_key IS NULL OR evidence = 0 OR $task_key IN keys
-WITH i, 1 - vec.cosineDistance(i.embedding, vecf32($embedding)) AS similarity
+WITH i, 1 - vec.cosineDistance(i.embedding, text_vector) AS similarity
 RETURN i.id AS id, i.text AS text, similarity
 ORDER BY similarity DESC, id
 LIMIT 1

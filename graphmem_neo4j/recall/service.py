@@ -119,8 +119,13 @@ class RecallService:
         line labelled with its layer, node label, id, score and why it was chosen."""
         query = check_request(query, budget_tokens)
         wanted = check_layers(layers)
+        with self.parts.space_checked(space):
+            return self._recall(query, space, budget_tokens, wanted)
+
+    def _recall(
+        self, query: str, space: str, budget_tokens: int, wanted: tuple[Layer, ...]
+    ) -> RecallResult:
         parts, services = self.parts, self.layers
-        parts.require_space(space)
         parts.ensure_embedder_matches()
         started = time.perf_counter()
 

@@ -210,3 +210,26 @@ def test_the_concept_probes_share_the_one_model_call(
     filled.recall(question, space=space)
     assert len(model_calls) == 1, model_calls
     assert set(probes) <= set(model_calls[0])
+
+
+def test_a_recall_checks_its_space_once_and_the_next_call_checks_again(
+    filled: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The four layers each guard their reads with the space check; inside one recall the
+    space is read once. The check is not remembered after the recall returns."""
+    store = filled.store
+    checks: list[str] = []
+    real = store.read
+
+    def counting(query: str, params: object = None, **kw: object) -> object:
+        if query == "core/get_space":
+            checks.append(str(params))
+        return real(query, params, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "read", counting)
+    filled.recall(QUESTION, space=space)
+    assert len(checks) == 1
+    filled.conversation.search("Maya", space=space)
+    assert len(checks) == 2
+    with pytest.raises(UnknownSpace):
+        filled.recall(QUESTION, space="not-" + space)
