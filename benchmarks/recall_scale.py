@@ -2,6 +2,7 @@
 
     python benchmarks/recall_scale.py [--turns 10000] [--facts 10000] [--insights 5000]
         [--trajectories 1000] [--queries 200] [--home DIR] [--torch-threads N] [--breakdown]
+        [--reads]
 
 Builds, in a private embedded FalkorDB, one space with
   --turns         synthetic conversation turns (benchmarks/conversation_synthetic.py),
@@ -21,7 +22,9 @@ turns and the token-usage write run after it returns, on a background thread, an
 next query). The query embedding alone is timed too, as the reference. With --home DIR the
 built graph is kept and reused by the next run. --torch-threads N sets the model's torch threads
 (docs/recall.md has figures with 1 and with torch's default). --breakdown then times each layer
-alone, one after the other, with the query already embedded.
+alone, one after the other, with the query already embedded. --reads times every named read
+of the timed recalls (the background writes after each recall overlap the next and are not
+reads): how often each query ran and what it cost there.
 """
 
 from __future__ import annotations
@@ -177,6 +180,34 @@ def breakdown(memory: Any, asked: Sequence[str], budget: int) -> None:
     )
 
 
+class ReadTimes:
+    """Times every named read the store answers while switched on (--reads): which queries a
+    recall runs, how often, and what they cost under the recall's own concurrency."""
+
+    def __init__(self, store: Any) -> None:
+        self.times: dict[str, list[float]] = defaultdict(list)
+        self.on = False
+        inner = store.read
+
+        def timed(query: str, params: Any = None) -> Any:
+            started = time.perf_counter()
+            try:
+                return inner(query, params)
+            finally:
+                if self.on:
+                    self.times[query].append(time.perf_counter() - started)
+
+        store.read = timed
+
+    def report(self, recalls: int) -> None:
+        print(f"reads during the {recalls} timed recalls (count, total, p50, max):")
+        for query, values in sorted(self.times.items(), key=lambda kv: -sum(kv[1])):
+            print(
+                f"  {query:<36} {len(values):5d} {sum(values) * 1000:8.1f} ms "
+                f"{pct(values, 0.5) * 1000:6.1f} ms {max(values) * 1000:6.1f} ms"
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -202,6 +233,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--breakdown",
         action="store_true",
         help="then time each layer alone (recall with one layer, the query already embedded)",
+    )
+    parser.add_argument(
+        "--reads",
+        action="store_true",
+        help="also time each named read during the timed recalls (exact scans show here)",
     )
     args = parser.parse_args(argv)
     if args.torch_threads:
@@ -248,6 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             asked, warm = pool[: args.queries], pool[args.queries :]
             for q in warm:  # warm the engine caches and the layers' space statistics
                 memory.recall(q, space=SPACE, budget_tokens=args.budget)
+            reads = ReadTimes(memory.store) if args.reads else None
             total: list[float] = []
             embed: list[float] = []
             layers: dict[str, list[float]] = defaultdict(list)
@@ -256,9 +293,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 started = time.perf_counter()
                 embedder.embed([q + " (reference)"])  # the model alone, uncached text
                 embed.append(time.perf_counter() - started)
+                if reads is not None:
+                    reads.on = True
                 started = time.perf_counter()
                 result = memory.recall(q, space=SPACE, budget_tokens=args.budget)
                 total.append(time.perf_counter() - started)
+                if reads is not None:
+                    reads.on = False
                 used.append(result.tokens_used)
                 for report in result.layers:
                     layers[report.layer].append(report.elapsed_ms / 1000)
@@ -276,6 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"  {layer:<13} (in parallel) p50 {pct(values, 0.5) * 1000:6.1f} ms   "
                     f"p95 {pct(values, 0.95) * 1000:6.1f} ms"
                 )
+            if reads is not None:
+                reads.report(len(total))
             if args.breakdown:
                 breakdown(memory, asked, args.budget)
     finally:

@@ -99,6 +99,9 @@ class GraphMemory:
     def require_space(self, space: str) -> str:
         return self.parts.require_space(space)
 
+    def space_checked(self, space: str) -> contextlib.AbstractContextManager[str]:
+        return self.parts.space_checked(space)
+
     def spaces(self) -> list[dict[str, Any]]:
         return self.store.read("core/list_spaces")
 
