@@ -49,7 +49,11 @@ class Updater:
             for f in batch
         ]
         outcomes: dict[int, FactOutcome] = {}
-        # Facts that open a slot nothing else touches need no rewrite: write them in batches.
+        # Facts that open a slot nothing else touches need no rewrite: write them in batches,
+        # active at once. A fact that depends only on such facts earlier in the batch is one
+        # of them (its supporters are active, so it is: `validity`). Written `pending` and
+        # flipped instead, every such unit was written twice, and FalkorDB 4.16 keeps a stale
+        # vector-index entry per write (docs/performance.md, "Recall at scale").
         fast: list[int] = []
         if policy == UpdatePolicy.APPEND_ONLY:
             fast = list(range(len(batch)))
@@ -58,23 +62,25 @@ class Updater:
             counts: dict[Slot, int] = {}
             for slot in slots:
                 counts[slot] = counts.get(slot, 0) + 1
-            fast = [
-                i
-                for i, f in enumerate(batch)
-                if not f.depends_on
-                and f.id not in existing
-                and counts[slots[i]] == 1
-                and not occupied[i]
-            ]
+            opened: set[str] = set()
+            for i, f in enumerate(batch):
+                if (
+                    f.id not in existing
+                    and counts[slots[i]] == 1
+                    and not occupied[i]
+                    and all(d in opened for d in f.depends_on)
+                ):
+                    fast.append(i)
+                    opened.add(f.id)
         fast_set = set(fast)
         for start in range(0, len(fast), self.writes.batch_size):
             chunk = fast[start : start + self.writes.batch_size]
             rows = [unit_row(batch[i], UnitStatus.ACTIVE, vectors) for i in chunk]
             self.writes.write_units(space, rows)
-            if policy == UpdatePolicy.APPEND_ONLY:
-                self.writes.write_supports(
-                    space, [(d, batch[i].id) for i in chunk for d in batch[i].depends_on]
-                )
+            # a supporter is in this chunk or an earlier one, so it is stored by now
+            self.writes.write_supports(
+                space, [(d, batch[i].id) for i in chunk for d in batch[i].depends_on]
+            )
             for i in chunk:
                 action = "unchanged" if batch[i].id in existing else "created"
                 outcomes[i] = FactOutcome(batch[i].id, batch[i].line, action, UnitStatus.ACTIVE)

@@ -62,3 +62,45 @@ def test_a_rerun_still_skips_the_complete_turns(memory: GraphMemory, space: str)
     memory.add_turns(turns, space=space)
     again = memory.add_turns(turns, space=space)
     assert (again.turns_written, again.turns_skipped) == (0, 5)
+
+
+def test_facts_that_depend_on_facts_of_their_batch_leave_the_unit_index_whole(
+    memory: GraphMemory, space: str
+) -> None:
+    """A fact whose supporters open new slots in the same batch is written active at once,
+    with its SUPPORTS edge, not `pending` and then flipped: the flip was a second write to
+    every such unit, and the unit index then gave about half of what was asked."""
+    memory.init()
+    facts = []
+    for i in range(TURNS // 2):
+        facts.append(
+            {"id": f"home{i}", "subject": f"P{i}", "relation": "lives_in", "object": f"T{i % 9}"}
+        )
+        facts.append(
+            {
+                "subject": f"P{i}",
+                "relation": "local_club",
+                "object": f"T{i % 9} club",
+                "category": "activity",
+                "depends_on": [f"home{i}"],
+            }
+        )
+    report = memory.facts.add_facts(
+        [{**f, "category": f.get("category", "location")} for f in facts], space=space
+    )
+    assert {(o.action, o.status.value) for o in report.outcomes} == {("created", "active")}
+    chain = memory.facts.path(report.outcomes[1].id, space=space)
+    assert [u.id for u in chain.supporters] == ["home0"]
+    vector = memory.embedder.embed(["P7 club"])[0]
+    rows = memory.store.read(
+        "facts/similar_units",
+        {
+            "space": space,
+            "k": 10,
+            "min_similarity": -1.0,
+            "with_vectors": False,
+            "probes": _wire([Probe("q", vector)]),
+            "candidates": ASKED,
+        },
+    )
+    assert _answers(rows)["q"].seen == ASKED

@@ -9,6 +9,7 @@ import pytest
 
 from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.facts.models import UnitStatus
+from graphmem_neo4j.facts.writes import UnitWrites
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.portability import space_digest
 
@@ -143,3 +144,42 @@ def test_a_new_slot_is_written_active_without_a_rewrite(memory: GraphMemory, spa
     )
     assert {o.status for o in report.outcomes} == {UnitStatus.ACTIVE}
     assert len(graph(memory, space).ids("MemoryUnit")) == 30
+
+
+def test_a_dependency_in_the_same_batch_is_written_without_a_flip(
+    memory: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dependent of a new fact of the batch is written active at once, with its edge;
+    if the edge's write fails, running the same input again writes it."""
+    facts = [
+        fact("Ana", "lives_in", "Oslo", id="ana-home"),
+        fact("Ana", "local_club", "Oslo club", "activity", id="ana-club", depends_on=["ana-home"]),
+    ]
+    real_supports = UnitWrites.write_supports
+    flips: list[object] = []
+    monkeypatch.setattr(UnitWrites, "apply", lambda self, space, changes: flips.append(changes))
+
+    def failing(self: UnitWrites, space: str, edges: object) -> None:
+        raise OSError("connection lost")
+
+    monkeypatch.setattr(UnitWrites, "write_supports", failing)
+    with pytest.raises(OSError):
+        memory.facts.add_facts(facts, space=space)
+    assert graph(memory, space).edges("SUPPORTS") == set()
+    monkeypatch.setattr(UnitWrites, "write_supports", real_supports)
+    report = memory.facts.add_facts(facts, space=space)
+    assert [o.action for o in report.outcomes] == ["unchanged", "unchanged"]
+    assert graph(memory, space).edges("SUPPORTS") == {("ana-home", "ana-club")}
+    assert memory.facts.get("ana-club", space=space).status == UnitStatus.ACTIVE
+    flips.clear()
+    fresh = [
+        fact("Ben", "lives_in", "Rome", id="ben-home"),
+        fact("Ben", "local_club", "Rome club", "activity", id="ben-club", depends_on=["ben-home"]),
+    ]
+    report = memory.facts.add_facts(fresh, space=space)
+    assert [(o.action, o.status) for o in report.outcomes] == [
+        ("created", UnitStatus.ACTIVE),
+        ("created", UnitStatus.ACTIVE),
+    ]
+    assert flips == []  # no status was written after the units
+    assert ("ben-home", "ben-club") in graph(memory, space).edges("SUPPORTS")

@@ -18,7 +18,12 @@ def test_every_facts_query_runs(recorded: tuple[GraphMemory, RecordingStore], sp
     memory.init()
     memory.facts.add_file(REPO / "examples" / "facts.jsonl", space=space)
     memory.facts.add_file(REPO / "examples" / "facts_updates.jsonl", space=space)
-    memory.facts.add_facts([fact("Alicia", "lives_in", "Nice")], space=space)
+    memory.facts.add_facts([fact("Alicia", "lives_in", "Nice", id="alicia-home")], space=space)
+    # a dependency on a unit stored before the batch goes through the rewrite (value_heads)
+    memory.facts.add_facts(
+        [fact("Alicia", "member_of", "Nice club", "activity", depends_on=["alicia-home"])],
+        space=space,
+    )
     memory.facts.ask("Where does Alice live in the evening?", space=space)
     memory.facts.ask("What does Alice drink at dinner?", space=space)
     memory.facts.ask("Which city hosts the running club?", space=space)
