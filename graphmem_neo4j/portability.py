@@ -86,13 +86,19 @@ def _node_record(label: str, props: dict[str, Any]) -> dict[str, Any]:
 
 
 def dump_records(memory: Parts, space: str) -> Iterator[dict[str, Any]]:
-    """Node then relationship records of a space, read in one consistent query."""
+    """Node then relationship records of a space, read in one query. A relationship whose
+    target is not among the nodes read is left out: Neo4j reads at read-committed isolation,
+    so a writer's transaction that commits while the query runs can show its edge from a node
+    already read, but not its new target node (seen under load: HAS_TURN to a turn the dump
+    lacked). The dump is then the graph without that transaction's new node and its edges."""
     memory.require_space(space)
     rows = memory.store.read("core/export_space", {"space": space})
     rels: list[dict[str, Any]] = []
+    read: set[tuple[str, str]] = set()
     for row in rows:
         if row["label"] in _SKIPPED_LABELS:
             continue
+        read.add((row["label"], str(row["props"]["id"])))
         yield _node_record(row["label"], dict(row["props"]))
         for rel in row["rels"] or []:
             if rel is None:
@@ -109,6 +115,7 @@ def dump_records(memory: Parts, space: str) -> Iterator[dict[str, Any]]:
                     "props": props,
                 }
             )
+    rels = [r for r in rels if (r["target_label"], str(r["target"])) in read]
     rels.sort(key=lambda r: (r["type"], r["source"], r["target"], str(r["props"].get("id", ""))))
     yield from rels
 

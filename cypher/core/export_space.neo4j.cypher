@@ -1,4 +1,5 @@
-// One statement, so the dump is one consistent read even while writers run; the space's
+// One statement; a relationship to a node committed while it runs is dropped by the reader
+// (portability.dump_records: Neo4j reads at read-committed isolation). The space's
 // nodes are found by an index seek per label (see count_labels.neo4j.cypher).
 CALL () {
   MATCH (n:Space {space: $space}) RETURN n
