@@ -14,11 +14,13 @@ TURNS = 300
 ASKED = 200
 
 
-def answered(memory: GraphMemory, space: str, text: str) -> int:
-    """How many candidates the shared turn index gives when asked for ASKED."""
+def answered(
+    memory: GraphMemory, space: str, text: str, query: str = "conversation/search_vector"
+) -> int:
+    """How many candidates a shared index (the turns' by default) gives when asked for ASKED."""
     vector = memory.embedder.embed([text])[0]
     rows = memory.store.read(
-        "conversation/search_vector",
+        query,
         {
             "space": space,
             "k": 10,
@@ -91,16 +93,4 @@ def test_facts_that_depend_on_facts_of_their_batch_leave_the_unit_index_whole(
     assert {(o.action, o.status.value) for o in report.outcomes} == {("created", "active")}
     chain = memory.facts.path(report.outcomes[1].id, space=space)
     assert [u.id for u in chain.supporters] == ["home0"]
-    vector = memory.embedder.embed(["P7 club"])[0]
-    rows = memory.store.read(
-        "facts/similar_units",
-        {
-            "space": space,
-            "k": 10,
-            "min_similarity": -1.0,
-            "with_vectors": False,
-            "probes": _wire([Probe("q", vector)]),
-            "candidates": ASKED,
-        },
-    )
-    assert _answers(rows)["q"].seen == ASKED
+    assert answered(memory, space, "P7 club", "facts/similar_units") == ASKED
