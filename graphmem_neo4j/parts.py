@@ -3,8 +3,9 @@
 
 `GraphMemory` composes one of these with the services; the services receive it typed as the
 narrow `deps.Parts` protocol. The only state here is what opening and checking the parts
-needs (each guarded by one lock) and the ledger of tokens not yet written, keyed by space:
-nothing records which space a caller is "in".
+needs (each guarded by one lock), the ledger of tokens not yet written, keyed by space, and
+the spaces a running `space_checked` call has already checked (so that the layers it asks
+skip the same read): nothing records which space a caller is "in".
 """
 
 from __future__ import annotations
