@@ -1,6 +1,5 @@
-// `last_turn` is the newest turn index the session's turns have: the space's clock is the
-// largest over its sessions. It is set before the turns are written, so a crash in between
-// leaves the clock ahead (indexes skipped), never behind (indexes reused).
+// The session's `last_turn` (its part of the space's clock) is set by upsert_turns, with the
+// turns that carry the indexes.
 UNWIND $rows AS row
 MERGE (s:Session {space: $space, id: row.id})
 ON CREATE SET s.created_at = $now, s.turn_count = 0, s.term_total = 0, s.speakers = []
@@ -13,8 +12,5 @@ SET s.speakers = reduce(acc = coalesce(s.speakers, []), x IN row.speakers |
     s.last_time = CASE
         WHEN row.last_time IS NULL THEN s.last_time
         WHEN s.last_time IS NULL OR row.last_time > s.last_time THEN row.last_time
-        ELSE s.last_time END,
-    s.last_turn = CASE
-        WHEN s.last_turn IS NULL OR row.last_turn > s.last_turn THEN row.last_turn
-        ELSE s.last_turn END
+        ELSE s.last_time END
 RETURN count(s) AS written

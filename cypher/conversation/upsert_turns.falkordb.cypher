@@ -1,5 +1,8 @@
 // MATCH on the session: a turn is never stored without its session (sessions are written
-// first), and its HAS_TURN link's `complete` stays false until its mentions, relations and NEXT
+// first). The session's `last_turn` (the space's clock) moves in the same statement as the
+// turns that carry the new indexes, so a crash leaves the clock neither ahead of the stored
+// turns (a re-run would skip indexes) nor behind them (it would hand them out twice). The
+// HAS_TURN link's `complete` stays false until its mentions, relations and NEXT
 // link are in. The mark is on the link, not the turn: FalkorDB 4.16 re-indexes a node's vector
 // on any property write and leaves the old entry behind (docs/DEVELOPING.md, "Cypher rules").
 // FalkorDB 4.16 keeps a vector attribute's old value when a new vecf32 is assigned over it:
@@ -16,4 +19,7 @@ WITH s, t, row
 SET t.embedding = vecf32(row.embedding)
 MERGE (s)-[h:HAS_TURN]->(t)
 SET h.complete = false
-RETURN count(t) AS written
+WITH s, count(t) AS written, max(row.turn_index) AS newest
+SET s.last_turn = CASE WHEN s.last_turn IS NULL OR newest > s.last_turn THEN newest
+                       ELSE s.last_turn END
+RETURN sum(written) AS written

@@ -248,7 +248,6 @@ def _session_rows(by_session: dict[str, list[TurnPlan]]) -> list[dict[str, Any]]
                 "speakers": list(dict.fromkeys(p.turn.speaker for p in plans)),
                 "first_time": min(times) if times else None,
                 "last_time": max(times) if times else None,
-                "last_turn": max(p.turn_index for p in plans),
             }
         )
     return rows

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from graphmem_neo4j.conversation.models import TurnInput
+from graphmem_neo4j.conversation.state import SpaceState
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.memory import GraphMemory
@@ -126,6 +127,64 @@ def test_a_crashed_ingestion_resumes_without_duplicates(
     fresh.conversation.add_turns(example_turns, space=f"{space}-ref", forget_every=0)
     assert count(memory, space) == count(fresh, f"{space}-ref")
     assert space_digest(memory, space).nodes == space_digest(fresh, f"{space}-ref").nodes
+
+
+def _clock_marks(memory: GraphMemory, space: str) -> dict[tuple[str, str], tuple[Any, ...]]:
+    """Every turn's and entity's position on the space's clock (turn indexes)."""
+    marks = {}
+    for record in dump_records(memory, space):
+        props = record.get("props", {})
+        if record["kind"] == "node" and record["label"] in ("Turn", "Entity"):
+            marks[(record["label"], str(props.get("name") or record["id"]))] = (
+                props.get("created_turn"),
+                props.get("last_turn"),
+            )
+    return marks
+
+
+@pytest.mark.parametrize(
+    "crash_after", ["conversation/upsert_sessions", "conversation/upsert_entities"]
+)
+def test_a_crash_before_the_turns_are_written_leaves_the_clock_where_it_was(
+    memory: GraphMemory,
+    space: str,
+    example_turns: list[TurnInput],
+    monkeypatch: pytest.MonkeyPatch,
+    crash_after: str,
+) -> None:
+    """The clock moves with the turns that carry its indexes: a run killed after a batch's
+    sessions or entities are written, but before its turns, re-runs to the very turn indexes
+    (and entity first/last turns) of a run that was never interrupted."""
+    from dataclasses import replace
+
+    service = memory.conversation
+    service.config = replace(service.config, batch_size=20)
+    store = memory.store
+    real_write = store.write
+    finished = {"batches": 0}
+
+    def failing_write(query: str, params: Any = None) -> Any:
+        result = real_write(query, params)
+        if query == "conversation/finish_turns":
+            finished["batches"] += 1
+        if query == crash_after and finished["batches"] == 1:  # in the second batch
+            raise Crash
+        return result
+
+    monkeypatch.setattr(store, "write", failing_write)
+    with pytest.raises(Crash):
+        service.add_turns(example_turns, space=space, forget_every=0)
+    monkeypatch.setattr(store, "write", real_write)
+    assert SpaceState(memory.parts).facts(space).clock == 20  # the first batch's, no more
+    service.add_turns(example_turns, space=space, forget_every=0)
+
+    fresh = GraphMemory(memory.settings, store=store, embedder=memory.embedder)
+    fresh.conversation.add_turns(example_turns, space=f"{space}-ref", forget_every=0)
+    marks = _clock_marks(memory, space)
+    assert sorted(created for (label, _), (created, _) in marks.items() if label == "Turn") == (
+        list(range(len(example_turns)))
+    )
+    assert marks == _clock_marks(fresh, f"{space}-ref")
 
 
 def test_a_bad_row_writes_nothing(memory: GraphMemory, space: str, tmp_path: Path) -> None:
