@@ -301,10 +301,12 @@ class MemoryNode(StructuredNode):
 
 
 class Space(MemoryNode):
-    """A memory space (tenant); `uid` is its name. The counters are the space's token
-    accounting (graphmem_neo4j/tokens.py, `graphmem stats`)."""
+    """A memory space (tenant); `uid` is its name. `speakers`: the conversation layer's
+    participants. The counters are the space's token accounting (graphmem_neo4j/tokens.py,
+    `graphmem stats`)."""
 
     created_at = IntegerProperty()
+    speakers = _strings()
     llm_calls = IntegerProperty()
     llm_failures = IntegerProperty()
     llm_prompt_tokens = IntegerProperty()

@@ -338,4 +338,7 @@ def import_dump(
         memory.store.write_batches(
             query, rows, batch_size=batch, params={"space": target}, on_batch=on_progress
         )
+    if "Session" in by_label:
+        # The Space node is re-created, not imported: its participants come from the sessions.
+        memory.store.write("conversation/stamp_space_speakers", {"space": target})
     return space_digest(memory, target)

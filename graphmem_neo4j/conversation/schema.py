@@ -53,5 +53,8 @@ SCHEMA = LayerSchema(
         Migration(
             103, "conversation session clocks", queries=("conversation/schema_session_clock",)
         ),
+        Migration(
+            104, "conversation space speakers", queries=("conversation/schema_space_speakers",)
+        ),
     ),
 )

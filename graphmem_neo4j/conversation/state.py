@@ -56,13 +56,18 @@ class SpaceState:
             clock = _clock(scan[0].get("last_turn"), scan[0].get("last_run")) if scan else 0
         else:
             clock = _clock(row.get("last_turn"), row.get("last_run"))
+        speakers = row.get("speakers")
+        if speakers is None and int(row.get("sessions") or 0):
+            # The Space node does not keep its participants yet (migration 104 stamps it).
+            gathered = store.read("conversation/space_speakers", {"space": space})
+            speakers = gathered[0]["speakers"] if gathered else []
         return SpaceFacts(
             stats=SpaceStats(
                 sessions=int(row.get("sessions") or 0),
                 turns=int(row.get("turns") or 0),
                 terms=int(row.get("terms") or 0),
             ),
-            speakers=frozenset(str(s) for s in row.get("speakers") or ()),
+            speakers=frozenset(str(s) for s in speakers or ()),
             clock=clock,
         )
 

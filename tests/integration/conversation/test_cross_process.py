@@ -224,3 +224,71 @@ def test_a_space_from_before_sessions_kept_their_clock_reads_it_from_its_turns(
     memory.conversation.add_turns(THIRD, space=old, forget_every=0)
     turns = node_props(memory, old, "Turn")
     assert [turns[t.turn_id]["created_turn"] for t in THIRD] == [5, 6]
+
+
+def _kept_speakers(memory: GraphMemory, space: str) -> set[str] | None:
+    props = memory.store.read("core/space_properties", {"space": space})[0]["props"]
+    return None if props.get("speakers") is None else set(props["speakers"])
+
+
+def _gathered_speakers(memory: GraphMemory, space: str) -> set[str]:
+    return set(memory.store.read("conversation/space_speakers", {"space": space})[0]["speakers"])
+
+
+def test_the_space_keeps_the_speakers_of_all_its_sessions(
+    memory: GraphMemory, other: GraphMemory, space: str, tmp_path: Any
+) -> None:
+    """The participants every search reads from the Space node are what gathering them from
+    every session gives: after new sessions, a new speaker in a stored session, another
+    process's ingestion, and in a space imported from a dump."""
+    from graphmem_neo4j.conversation.state import SpaceState
+    from graphmem_neo4j.portability import export_space, import_dump
+
+    memory.conversation.add_turns(FIRST, space=space, forget_every=0)
+    assert _kept_speakers(memory, space) == {"Maya", "Tom"}
+    other.conversation.add_turns(NEWCOMER, space=space, forget_every=0)
+    memory.conversation.add_turns([turn("s1", 3, "Ravi", "Ravi here, Tom's cousin.")], space=space)
+    kept = {"Maya", "Tom", "Ines", "Ravi"}
+    assert _kept_speakers(memory, space) == _gathered_speakers(memory, space) == kept
+    assert SpaceState(memory.parts).facts(space).speakers == kept
+
+    dump = tmp_path / "space.jsonl"
+    with dump.open("w", encoding="utf-8") as out:
+        export_space(memory, space, out)
+    import_dump(memory, dump, space=f"{space}-copy")
+    assert _kept_speakers(memory, f"{space}-copy") == kept
+
+
+def test_a_space_from_before_it_kept_its_speakers_gathers_them_until_migrated(
+    memory: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Space node written before migration 104 has no speaker list: searches gather the
+    participants from the sessions, ingestion does not start a partial list, and the
+    migration stamps the whole one."""
+    import graphmem_neo4j.store.falkordb_store as falkordb_store
+    import graphmem_neo4j.store.neo4j_store as neo4j_store
+    from graphmem_neo4j.conversation.state import SpaceState
+
+    before = (
+        "MERGE (s:Space {space: $space, id: $space}) ON CREATE SET s.created_at = $now "
+        "RETURN s.id AS id"
+    )
+    for module in (falkordb_store, neo4j_store):
+        current = module.load_query
+        monkeypatch.setattr(
+            module,
+            "load_query",
+            lambda name, dialect, current=current: (
+                before if name == "core/ensure_space" else current(name, dialect)
+            ),
+        )
+    memory.conversation.add_turns(FIRST, space=space, forget_every=0)
+    monkeypatch.undo()
+    assert _kept_speakers(memory, space) is None
+    assert SpaceState(memory.parts).facts(space).speakers == {"Maya", "Tom"}
+
+    memory.conversation.add_turns(NEWCOMER, space=space, forget_every=0)
+    assert _kept_speakers(memory, space) is None  # no partial list
+    assert SpaceState(memory.parts).facts(space).speakers == {"Maya", "Tom", "Ines"}
+    memory.store.write("conversation/schema_space_speakers")
+    assert _kept_speakers(memory, space) == {"Maya", "Tom", "Ines"}
