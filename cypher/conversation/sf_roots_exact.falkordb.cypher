@@ -1,12 +1,12 @@
 // sf mode roots (paper: top-5 entities, cosine ≥ 0.75) for each of the query's entity names.
 // Exact scan of the space (nearest.py, when the shared index held too few of it).
 UNWIND $probes AS probe
-WITH probe, vecf32(probe.embedding) AS probe_vector
+WITH probe.key AS key, vecf32(probe.embedding) AS probe_vector
 MATCH (e:Entity {space: $space})
 WHERE e.embedding IS NOT NULL
-WITH probe, e, 1 - vec.cosineDistance(e.embedding, probe_vector) AS similarity
+WITH key, e, 1 - vec.cosineDistance(e.embedding, probe_vector) AS similarity
 WHERE similarity >= $min_similarity
-WITH probe, e, similarity
+WITH key, e, similarity
 ORDER BY similarity DESC, e.id
-WITH probe, collect({id: e.id, name: e.name, type: e.type, similarity: similarity})[..$k] AS hits
-RETURN probe.key AS key, hits
+WITH key, collect({id: e.id, name: e.name, type: e.type, similarity: similarity})[..$k] AS hits
+RETURN key, hits

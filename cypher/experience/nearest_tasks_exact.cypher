@@ -2,10 +2,10 @@
 // their lessons come from get_tasks, for the few kept.
 // Exact scan of the space (nearest.py, when the shared index held too few of it).
 UNWIND $probes AS probe
-WITH probe, toFloatList(probe.embedding) AS probe_vector
+WITH probe.key AS key, toFloatList(probe.embedding) AS probe_vector
 MATCH (t:Task {space: $space})
 WHERE t.embedding IS NOT NULL AND NOT t.id IN $exclude AND (t.has_expert = true OR NOT $experts_only)
-WITH probe, t, 2 * vector.similarity.cosine(t.embedding, probe_vector) - 1 AS similarity
+WITH key, t, 2 * vector.similarity.cosine(t.embedding, probe_vector) - 1 AS similarity
 ORDER BY similarity DESC, t.id
-WITH probe, collect({id: t.id, embedding: CASE WHEN $with_vectors THEN t.embedding END, text: t.text, similarity: similarity})[..$k] AS hits
-RETURN probe.key AS key, hits
+WITH key, collect({id: t.id, embedding: CASE WHEN $with_vectors THEN t.embedding END, text: t.text, similarity: similarity})[..$k] AS hits
+RETURN key, hits
