@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import sys
 import tempfile
 import time
@@ -78,6 +79,34 @@ def floor_times(store: Any, embedder: Any, queries: Sequence[str], space: str) -
         knn(q)
         times.append(time.perf_counter() - t0)
     return times
+
+
+class FullCollections:
+    """Python's full garbage collections while open, and the longest: a pause stalls every
+    search in flight, so a few of them can set p95."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []
+        self._started = 0.0
+
+    def _note(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses.append(time.perf_counter() - self._started)
+
+    def __enter__(self) -> FullCollections:
+        gc.callbacks.append(self._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._note)
+
+    def __str__(self) -> str:
+        longest = 1000 * max(self.pauses, default=0.0)
+        return f"{len(self.pauses)} full GCs, longest {longest:.0f} ms"
 
 
 def build(
@@ -155,7 +184,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"model load {time.perf_counter() - loaded:.1f}s (excluded)")
     embedder = ReusingEmbedder(base)
     embedder.reuse = args.reuse_embeddings
-    turns = synthetic_turns(args.turns)
     queries = synthetic_queries(args.queries)
     with contextlib.ExitStack() as cleanup:
         if args.home is None:
@@ -178,7 +206,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if built == args.turns:
                     print(f"reusing the {built} turns in {home} (database {database})")
                 else:
-                    build(memory, base, embedder, turns, args.reuse_embeddings)
+                    build(
+                        memory, base, embedder, synthetic_turns(args.turns), args.reuse_embeddings
+                    )
+                # An agent that ingests and then searches does not keep the build's input rows
+                # and sentence cache; held here, they made each full garbage collection of the
+                # searches below take 120-155 ms at 30k turns (8 in 200 searches).
+                embedder.cache.clear()
+                gc.collect()
                 embedder.reuse = False
                 done = args.turns
                 embed_times = []
@@ -212,16 +247,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         )
                     searcher.search(queries[0], space="scale", mode=mode)  # type: ignore[arg-type]
                     times = []
-                    for q in queries:
-                        memory.embedder.clear()  # type: ignore[attr-defined]
-                        t0 = time.perf_counter()
-                        searcher.search(q, space="scale", k=10, mode=mode, touch=True)  # type: ignore[arg-type]
-                        times.append(time.perf_counter() - t0)
+                    with FullCollections() as collections:
+                        for q in queries:
+                            memory.embedder.clear()  # type: ignore[attr-defined]
+                            t0 = time.perf_counter()
+                            searcher.search(q, space="scale", k=10, mode=mode, touch=True)  # type: ignore[arg-type]
+                            times.append(time.perf_counter() - t0)
                     p50, p95 = 1000 * percentile(times, 0.5), 1000 * percentile(times, 0.95)
                     print(
                         f"search {name:<14} at {done} turns: p50 {p50:6.1f} ms   p95 {p95:6.1f} ms"
                         f"   ({len(times)} queries; {p50 / floor50:.2f}× / {p95 / floor95:.2f}× "
-                        "the floor)",
+                        f"the floor; {collections})",
                         flush=True,
                     )
         finally:
