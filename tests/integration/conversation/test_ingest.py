@@ -88,28 +88,38 @@ class Crash(Exception):
     pass
 
 
+def crash_in_the_second_batch(
+    memory: GraphMemory, monkeypatch: pytest.MonkeyPatch, *, after: str
+) -> Any:
+    """Batches of 20 turns; the first `after` write of the second batch raises Crash once it
+    is written. Returns the store's real `write`, to put back."""
+    from dataclasses import replace
+
+    service = memory.conversation
+    service.config = replace(service.config, batch_size=20)
+    real_write = memory.store.write
+    finished = {"batches": 0}
+
+    def failing_write(query: str, params: Any = None) -> Any:
+        result = real_write(query, params)
+        if query == "conversation/finish_turns":
+            finished["batches"] += 1
+        if query == after and finished["batches"] == 1:
+            raise Crash
+        return result
+
+    monkeypatch.setattr(memory.store, "write", failing_write)
+    return real_write
+
+
 def test_a_crashed_ingestion_resumes_without_duplicates(
     memory: GraphMemory, space: str, example_turns: list[TurnInput], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Kill the run right after the second batch's turns are written (before their edges and
     the `complete` mark): no turn exists without its session, and a re-run completes it."""
-    from dataclasses import replace
-
     service = memory.conversation
-    service.config = replace(service.config, batch_size=20)
     store = memory.store
-    real_write = store.write
-    calls = {"turns": 0}
-
-    def failing_write(query: str, params: Any = None) -> Any:
-        result = real_write(query, params)
-        if query == "conversation/upsert_turns":
-            calls["turns"] += 1
-            if calls["turns"] == 2:
-                raise Crash
-        return result
-
-    monkeypatch.setattr(store, "write", failing_write)
+    real_write = crash_in_the_second_batch(memory, monkeypatch, after="conversation/upsert_turns")
     with pytest.raises(Crash):
         service.add_turns(example_turns, space=space, forget_every=0)
     monkeypatch.setattr(store, "write", real_write)
@@ -155,23 +165,9 @@ def test_a_crash_before_the_turns_are_written_leaves_the_clock_where_it_was(
     """The clock moves with the turns that carry its indexes: a run killed after a batch's
     sessions or entities are written, but before its turns, re-runs to the very turn indexes
     (and entity first/last turns) of a run that was never interrupted."""
-    from dataclasses import replace
-
     service = memory.conversation
-    service.config = replace(service.config, batch_size=20)
     store = memory.store
-    real_write = store.write
-    finished = {"batches": 0}
-
-    def failing_write(query: str, params: Any = None) -> Any:
-        result = real_write(query, params)
-        if query == "conversation/finish_turns":
-            finished["batches"] += 1
-        if query == crash_after and finished["batches"] == 1:  # in the second batch
-            raise Crash
-        return result
-
-    monkeypatch.setattr(store, "write", failing_write)
+    real_write = crash_in_the_second_batch(memory, monkeypatch, after=crash_after)
     with pytest.raises(Crash):
         service.add_turns(example_turns, space=space, forget_every=0)
     monkeypatch.setattr(store, "write", real_write)
