@@ -147,8 +147,9 @@ VARIANTS: dict[str, Any] = {
         "concept": w.concept or 0.6,
         "concept_only_several": False,
     },
-    "hybrid-graph": lambda w: {"graph": 0.0, "spread": 0.0, "concept": 0.0},
+    "hybrid-graph": lambda w: {"graph": 0.0, "spread": 0.0, "concept": 0.0, "dated": 0.0},
     "hybrid-concept": lambda w: {"concept": 0.0},
+    "hybrid-dated": lambda w: {"dated": 0.0},
 }
 
 
@@ -163,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="hybrid,vector,fulltext,sf",
         help="search modes; hybrid+spread, hybrid+concept, hybrid+graph: hybrid with the "
         "spreading stage, the concept source or both for every query; hybrid-graph: hybrid "
-        "without the graph sources; hybrid-concept: without the concept source",
+        "without the graph sources; hybrid-concept: without the concept source; hybrid-dated: "
+        "without the time signal for questions asking when",
     )
     parser.add_argument("--reuse-embeddings", action="store_true")
     parser.add_argument("--embedder", choices=("minilm", "minilm-st", "hash"), default="minilm")

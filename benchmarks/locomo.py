@@ -35,7 +35,7 @@ from graphmem_neo4j.conversation.fusion import rrf  # noqa: E402
 from graphmem_neo4j.conversation.models import SEARCH_MODES, ConversationConfig  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.conversation.service import ConversationService  # noqa: E402
-from graphmem_neo4j.conversation.text import asks_for_several  # noqa: E402
+from graphmem_neo4j.conversation.text import asks_for_several, asks_when  # noqa: E402
 
 EMBED_ALONE: list[tuple[int, float]] = []
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -198,6 +198,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="choose the graph constants by leave-one-conversation-out over a small grid and "
         "print the cross-validated figure beside the all-conversations one",
     )
+    parser.add_argument(
+        "--cv-core",
+        action="store_true",
+        help="also choose the core fusion constants (dense weight, share inherited from the "
+        "previous turn, speaker boost) by leave-one-conversation-out, the graph constants at "
+        "their defaults; every grid point searches every question",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
 
@@ -273,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         variants.update(ablations(service.config))
                     if args.cv:
                         variants.update(cv_grid(service.config))
+                    if args.cv_core:
+                        variants.update(core_grid(service.config))
                     if variants:
                         # Same store, same model; query vectors are memoised across variants
                         # (the variants are not timed).
@@ -287,15 +296,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         for name, variant in variants.items():
                             if variant not in done:
                                 other = ConversationService(memo, variant)
-                                # A variant that differs only in what applies to questions
-                                # asking for several facts ranks every other question as
-                                # hybrid does: those hits are reused, not searched again.
-                                same = base is not None and several_only(service.config, variant)
+                                # A variant that differs only in constants limited to some
+                                # questions (several facts, asking when) ranks every other
+                                # question as hybrid does: those hits are reused.
                                 done[variant] = [
                                     base[i]
-                                    if same
-                                    and base is not None
-                                    and not asks_for_several(q["question"])
+                                    if base is not None
+                                    and not may_differ(service.config, variant, q["question"])
                                     else [
                                         h.turn_id
                                         for h in other.search(
@@ -316,6 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         per_conversation(table, [space for space, _ in groups])
     if args.cv:
         cross_validate(table, [space for space, _ in groups])
+    if args.cv_core:
+        cross_validate(table, [space for space, _ in groups], prefix="core ")
     n_q = sum(len(v) for v in questions.values())
     rate = ingest_turns / ingest_seconds if ingest_seconds else 0.0
     print(f"\nquestions with evidence: {n_q}; conversations: {len(groups)}")
@@ -376,7 +385,7 @@ def ablations(config: ConversationConfig) -> dict[str, ConversationConfig]:
 
     concept = w.concept or 0.6
     return {
-        "hybrid -graph (all)": variant(graph=0.0, spread=0.0, concept=0.0),
+        "hybrid -graph (all)": variant(graph=0.0, spread=0.0, concept=0.0, dated=0.0),
         "hybrid -entity graph": variant(graph=0.0),
         "hybrid -spread" if w.spread else "hybrid +spread 0.3": variant(
             spread=0.0 if w.spread else 0.3
@@ -388,6 +397,7 @@ def ablations(config: ConversationConfig) -> dict[str, ConversationConfig]:
         "hybrid concept always": variant(concept=concept, concept_only_several=False),
         "hybrid concept, no spread": variant(concept=concept, spread=0.0),
         "hybrid -speaker several": variant(speaker_several=w.speaker),
+        "hybrid -dated" if w.dated else "hybrid +dated 0.3": variant(dated=0.0 if w.dated else 0.3),
         "hybrid +diversity 0.2": variant(diversity=0.2),
     }
 
@@ -407,41 +417,52 @@ SEVERAL_ONLY = frozenset(
         "concept_probes",
     }
 )
+WHEN_ONLY = frozenset({"dated"})
+GRID_DATED = (0.0, 0.15, 0.3, 0.5)
 
 
-def several_only(config: ConversationConfig, variant: ConversationConfig) -> bool:
-    """Whether the two configurations differ only in constants that apply to questions asking
-    for several facts (spreading and the concept source are limited to those)."""
+def may_differ(config: ConversationConfig, variant: ConversationConfig, question: str) -> bool:
+    """Whether the variant can rank this question differently: it differs in a constant that
+    applies to every question, or in one limited to a kind of question this one is (asking for
+    several facts: spreading and the concept source; asking when: the time signal)."""
     a, b = config.weights, variant.weights
     if replace(config, weights=a) != replace(variant, weights=a):
-        return False
+        return True
     if not (a.spread_only_several and b.spread_only_several):
-        return False
+        return True
     if not (a.concept_only_several and b.concept_only_several):
-        return False
-    return all(
-        getattr(a, f.name) == getattr(b, f.name) for f in fields(a) if f.name not in SEVERAL_ONLY
+        return True
+    changed = {f.name for f in fields(a) if getattr(a, f.name) != getattr(b, f.name)}
+    if changed - SEVERAL_ONLY - WHEN_ONLY:
+        return True
+    return bool(
+        (changed & SEVERAL_ONLY and asks_for_several(question))
+        or (changed & WHEN_ONLY and asks_when(question))
     )
 
 
 def cv_grid(config: ConversationConfig) -> dict[str, ConversationConfig]:
     """The graph constants' grid (spread weight, concept weight and minimum similarity, speaker
-    boost for questions asking for several facts); a zero weight makes its other constants
-    moot."""
+    boost for questions asking for several facts; the time signal's weight for questions
+    asking when); a zero weight makes its other constants moot."""
     out: dict[str, ConversationConfig] = {}
     for spread in GRID_SPREAD:
         for concept in GRID_CONCEPT:
             for low in GRID_CONCEPT_MIN if concept else GRID_CONCEPT_MIN[:1]:
                 for boost in GRID_SPEAKER:
-                    weights = replace(
-                        config.weights,
-                        spread=spread,
-                        speaker_several=boost,
-                        concept=concept,
-                        concept_min_similarity=low,
-                    )
-                    name = f"cv spread={spread} concept={concept}/{low} spk={boost}"
-                    out[name] = replace(config, weights=weights)
+                    for dated in GRID_DATED:
+                        weights = replace(
+                            config.weights,
+                            spread=spread,
+                            speaker_several=boost,
+                            concept=concept,
+                            concept_min_similarity=low,
+                            dated=dated,
+                        )
+                        name = (
+                            f"cv spread={spread} concept={concept}/{low} spk={boost} dated={dated}"
+                        )
+                        out[name] = replace(config, weights=weights)
     return out
 
 
@@ -463,11 +484,30 @@ def per_conversation(table: Table, spaces: Sequence[str]) -> None:
         print(line)
 
 
-def cross_validate(table: Table, spaces: Sequence[str]) -> None:
+GRID_DENSE = (2.5, 3.0, 3.5)
+GRID_PREVIOUS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+GRID_SPEAKER_BOOST = (0.0, 0.1, 0.15)
+
+
+def core_grid(config: ConversationConfig) -> dict[str, ConversationConfig]:
+    """The core fusion constants' grid, set before leave-one-conversation-out was the rule:
+    the dense weight, the share a turn inherits from the turn before it, the speaker boost."""
+    out: dict[str, ConversationConfig] = {}
+    for dense in GRID_DENSE:
+        for previous in GRID_PREVIOUS:
+            for speaker in GRID_SPEAKER_BOOST:
+                weights = replace(config.weights, dense=dense, previous=previous, speaker=speaker)
+                name = f"core dense={dense} previous={previous} speaker={speaker}"
+                out[name] = replace(config, weights=weights)
+    return out
+
+
+def cross_validate(table: Table, spaces: Sequence[str], prefix: str = "cv ") -> None:
     """Leave one conversation out: the grid point with the best mean R@10 over the questions of
     the other conversations is scored on the held-out one; the held-out scores of all folds
-    make the cross-validated figure."""
-    grid = {name: rows for name, rows in table.questions.items() if name.startswith("cv ")}
+    make the cross-validated figure. `prefix` names the grid: "cv " the graph constants',
+    "core " the core fusion constants'."""
+    grid = {name: rows for name, rows in table.questions.items() if name.startswith(prefix)}
     if len(spaces) < 2 or not grid:
         return
 
@@ -476,7 +516,12 @@ def cross_validate(table: Table, spaces: Sequence[str]) -> None:
         return statistics.fmean(values) if values else float("nan")
 
     held_out: list[tuple[str, int, float]] = []
-    print("\nleave-one-conversation-out (grid: spread x concept x speaker boost, several facts)")
+    what = (
+        "spread x concept x speaker boost for several facts, x time signal for when"
+        if prefix == "cv "
+        else "dense weight x previous-turn share x speaker boost"
+    )
+    print(f"\nleave-one-conversation-out (grid: {what})")
     for space in spaces:
 
         def training(name: str, held: str = space) -> float:
@@ -486,7 +531,7 @@ def cross_validate(table: Table, spaces: Sequence[str]) -> None:
         rows = [r for r in grid[chosen] if r[0] == space]
         held_out += rows
         print(
-            f"  held out {space}: chose {chosen[3:]}; held-out R@10 "
+            f"  held out {space}: chose {chosen[len(prefix) :]}; held-out R@10 "
             f"{mean(rows, lambda s, c: True):.3f}, multi-hop {mean(rows, lambda s, c: c == 1):.3f}"
         )
     for label, rows in (

@@ -17,16 +17,19 @@ every source scores turns:
 
 The scores are combined linearly rather than by reciprocal rank: rank fusion throws away how
 far ahead the best lexical match is, which is what matters for questions naming a rare word.
-Then two pieces of conversational context:
+Then three pieces of conversational context:
 
 * speaker: a question that names a participant is most often about what that person said;
+* time: a question naming a date favours the turns said on it; a question asking *when*
+  favours the turns that name a time (they mention a date entity), since its answer must be
+  stated somewhere;
 * neighbours: in a dialogue the answer follows its question, so a turn inherits part of the
   score of the turn before it (and a little of the one after).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -119,7 +122,7 @@ def concept_weights(
 
 
 def _in_ranges(time: int | None, ranges: Sequence[TimeRange]) -> bool:
-    return time is not None and any(r.start_ms <= time <= r.end_ms for r in ranges)
+    return time is not None and any(r.contains(time) for r in ranges)
 
 
 def fuse(
@@ -134,6 +137,7 @@ def fuse(
     spread: Sequence[tuple[Candidate, float]] = (),
     diversity: float = 0.0,
     concept: Sequence[tuple[Candidate, float]] = (),
+    dated: Collection[str] = (),
 ) -> list[SearchHit]:
     """Rank the union of the candidate lists; see the module docstring for the reasoning."""
     pool: dict[str, Scored] = {}
@@ -179,6 +183,8 @@ def fuse(
             score *= 1.0 + weights.speaker
         if ranges and _in_ranges(e.candidate.time, ranges):
             score += weights.time
+        if tid in dated:
+            score += weights.dated
         base[tid] = score
     # Neighbours: only what a neighbour scores above the typical candidate is inherited.
     baseline = median(base.values())

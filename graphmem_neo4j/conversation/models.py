@@ -204,21 +204,29 @@ class FusionWeights:
 
     lexical: float = 1.0
     """BM25, divided by the best BM25 score of the query: in [0, 1]."""
-    dense: float = 2.5
-    """Raw cosine; MiniLM cosines spread over ~0.4 between noise and a match, so 2.5 puts a
-    strong semantic match on the same footing as the best lexical match."""
+    dense: float = 3.0
+    """Raw cosine; MiniLM cosines spread over ~0.4 between noise and a match, so about 3 puts a
+    strong semantic match on the same footing as the best lexical match (3.0 chosen by
+    leave-one-conversation-out on LoCoMo dev, with `previous` and `speaker`:
+    docs/conversation.md, "The core constants")."""
     graph: float = 0.3
     """Entity-graph evidence, divided by its best score: in [0, 1]."""
-    speaker: float = 0.15
-    """Relative boost for turns spoken by a person the query names."""
-    speaker_several: float = 0.5
+    speaker: float = 0.0
+    """Relative boost for turns spoken by a person the query names. 0: leave-one-conversation-out
+    on LoCoMo dev chose none in every fold; the turn embedding ("Speaker: text") already carries
+    the name (docs/conversation.md, "The core constants")."""
+    speaker_several: float = 0.15
     """The speaker boost for a question asking for several facts (text.asks_for_several)."""
-    previous: float = 0.3
+    previous: float = 0.7
     """Share of the preceding turn's excess score a turn inherits (an answer follows its
-    question)."""
+    question; chosen by leave-one-conversation-out on LoCoMo dev)."""
     following: float = 0.1
     time: float = 0.3
     """Added for turns inside a time range the query names."""
+    dated: float = 0.3
+    """Added, for a question asking when (text.asks_when), to turns that mention a date entity:
+    a date they name or a relative phrase resolved at ingestion (dated_turns.cypher). Chosen by
+    leave-one-conversation-out on LoCoMo dev (docs/conversation.md, "The time signal")."""
     spread: float = 0.0
     """Spreading activation from the first-stage best turns through the entities they share
     with other turns (search_spread.cypher), divided by its best score: in [0, 1]. 0: off
@@ -230,14 +238,14 @@ class FusionWeights:
     """Spread only for questions asking for several facts (text.asks_for_several)."""
     spread_speakers: bool = True
     """When the question names participants, spread only to their turns."""
-    concept: float = 1.0
+    concept: float = 0.6
     """Turns mentioning entities whose names are close in embedding space to the query's words
     or to the whole query (search_concepts.cypher), divided by its best score: in [0, 1]."""
     concept_roots: int = 5
     """Entities taken per query word from the entity vector index (0: no concept source)."""
     concept_probes: int = 8
     """Query phrases (text.query_phrases) embedded as probes besides the whole query."""
-    concept_min_similarity: float = 0.5
+    concept_min_similarity: float = 0.35
     """Cosine an entity name needs with a query word (or the query) to count."""
     concept_only_several: bool = True
     """Use the concept source only for questions asking for several facts."""

@@ -34,7 +34,14 @@ from .models import (
 from .readers import QueryRow
 from .sf import sf_search
 from .state import SpaceFacts, SpaceState
-from .text import asks_for_several, content_terms, name_key, query_phrases, time_ranges
+from .text import (
+    asks_for_several,
+    asks_when,
+    content_terms,
+    name_key,
+    query_phrases,
+    time_ranges,
+)
 
 MAX_QUERY = 2000
 Scored = Sequence[tuple[Candidate, float]]
@@ -239,7 +246,12 @@ class Searcher:
         dense = self.dense(query, space, pool, facts, embedding, indexed.result())
         lexical_rows, graph_rows = lexical.result(), graph.result()
         concept_rows = concept.result() if concept is not None else []
-        ranges = time_ranges(query)
+        ranges = time_ranges(query, any_year=True)
+        dated = (
+            self.dated(space, [lexical_rows, dense, graph_rows, concept_rows])
+            if w.dated > 0 and asks_when(query)
+            else set()
+        )
         if several and w.speaker_several != w.speaker:
             w = replace(w, speaker=w.speaker_several)
 
@@ -255,6 +267,7 @@ class Searcher:
                 spread=spread,
                 diversity=diversity,
                 concept=concept_rows,
+                dated=dated,
             )
 
         spread: Scored = []
@@ -263,6 +276,17 @@ class Searcher:
             spread = self.spread(ranking(w.seeds), space, pool, facts, speakers)
         hits = ranking(k, spread, w.diversity if several else 0.0)
         return hits, facts
+
+    def dated(self, space: str, sources: Iterable[Scored]) -> set[str]:
+        """The candidates that name a time (dated_turns.cypher), for a question asking when.
+        Turns reached only by spreading are not asked: spreading seeds from this ranking."""
+        ids = sorted({c.id for rows in sources for c, _ in rows})
+        if not ids:
+            return set()
+        rows = self.parts.store.read(
+            "conversation/dated_turns", {"space": space, "ids": ids, "type": "date"}
+        )
+        return {str(r["id"]) for r in rows}
 
     def concept_probes(self, query: str) -> list[str]:
         """The query's words the concept source probes the entity index with (none when the

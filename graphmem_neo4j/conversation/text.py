@@ -141,6 +141,13 @@ class TimeRange:
     start_ms: int
     end_ms: int
     label: str
+    month: int | None = None
+    """Set for a month named without a year ("in June"): that month of any year."""
+
+    def contains(self, ms: int) -> bool:
+        if self.month is not None:
+            return from_epoch_ms(ms).month == self.month
+        return self.start_ms <= ms <= self.end_ms
 
 
 _MONTH_YEAR = re.compile(
@@ -157,6 +164,13 @@ _MONTH_DAY_YEAR = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"\b(19\d{2}|20\d{2})\b")
+# A capitalised month name after a preposition, with no year after it ("camping in June"):
+# "may" and "march" as verbs are neither capitalised nor after "in".
+_BARE_MONTH = re.compile(
+    r"\b(?:in|during|early|late|mid|since|by|until|last|this|next)[\s-]+("
+    + "|".join(name for name in calendar.month_name if name)
+    + r")\b(?!\.?,?\s+\d{4})"
+)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
@@ -174,9 +188,11 @@ def _month_range(year: int, month: int, label: str) -> TimeRange:
     return TimeRange(to_epoch_ms(start), to_epoch_ms(start + timedelta(days=last)) - 1, label)
 
 
-def time_ranges(text: str) -> list[TimeRange]:
+def time_ranges(text: str, *, any_year: bool = False) -> list[TimeRange]:
     """Absolute dates a text names ("8 May 2023", "May 2023", "2023-05-08", "2022"), as
-    ranges, most specific first. Relative phrases need an anchor: see `relative_dates`."""
+    ranges, most specific first; with `any_year`, also a month named without a year ("in
+    June": that month of any year, for questions). Relative phrases need an anchor: see
+    `relative_dates`."""
     found: list[TimeRange] = []
     taken: list[tuple[int, int]] = []
 
@@ -213,6 +229,10 @@ def time_ranges(text: str) -> list[TimeRange]:
             end = to_epoch_ms(datetime(year + 1, 1, 1, tzinfo=UTC)) - 1
             found.append(TimeRange(start, end, m.group(0)))
             taken.append(m.span())
+    if any_year:
+        for m in _BARE_MONTH.finditer(text):
+            if free(m.span(1)):
+                found.append(TimeRange(0, -1, m.group(1), month=MONTHS[m.group(1).lower()]))
     return found
 
 
@@ -276,6 +296,25 @@ _AUX = frozenset(
     "type sort".split()
 )
 _NOT_PLURAL = frozenset("always does has his its perhaps this thus was yes".split())
+
+
+_WHEN_NOUNS = frozenset("year month date day week time season".split())
+
+
+def asks_when(question: str) -> bool:
+    """Whether a question asks when something happened or for how long ("When did Maya ...",
+    "What year ...", "How long ago ...", "Since when ..."): its answer needs a time the
+    conversation states, so the turns naming one are the likelier evidence."""
+    tokens = words(question)[:3]
+    if not tokens:
+        return False
+    if tokens[0] == "when" or tokens[:2] in (["how", "long"], ["since", "when"]):
+        return True
+    return (
+        tokens[0] in ("what", "which", "in")
+        and len(tokens) > 1
+        and (tokens[1] in _WHEN_NOUNS or (len(tokens) > 2 and tokens[2] in _WHEN_NOUNS))
+    )
 
 
 def asks_for_several(question: str) -> bool:

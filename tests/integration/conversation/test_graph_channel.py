@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from graphmem_neo4j.conversation.models import ConversationConfig, FusionWeights, TurnInput
 from graphmem_neo4j.memory import GraphMemory
 
@@ -76,3 +78,52 @@ def test_hybrid_search_marks_turns_found_by_spreading(memory: GraphMemory, space
     result = memory.conversation.search("What places has Maya visited?", space=space, k=6)
     assert result.hits and all(h.speaker == "Maya" for h in result.hits[:2])
     assert any("spread" in h.via for h in result.hits)
+
+
+MAY_8 = 1683504000000  # 2023-05-08 00:00 UTC
+
+DATED_TURNS = [
+    ("s1", "d1", "Maya", "We went hiking in the Azores last week, the cliffs were wild."),
+    ("s1", "d2", "Tom", "Hiking in the Azores! I want to go hiking in the Azores with Maya too."),
+    ("s1", "d3", "Maya", "You should, hiking there is the best."),
+]
+
+
+def load_dated(memory: GraphMemory, space: str) -> None:
+    turns = [
+        TurnInput(session=s, turn_id=t, speaker=p, text=x, timestamp=MAY_8 + i)
+        for i, (s, t, p, x) in enumerate(DATED_TURNS)
+    ]
+    memory.conversation.add_turns(turns, space=space, forget_every=0)
+
+
+def test_dated_turns_are_the_ones_that_mention_a_date(memory: GraphMemory, space: str) -> None:
+    load_dated(memory, space)
+    rows = memory.store.read(
+        "conversation/dated_turns",
+        {"space": space, "ids": ["d1", "d2", "d3", "missing"], "type": "date"},
+    )
+    assert [r["id"] for r in rows] == ["d1"]  # "last week", resolved against 8 May 2023
+
+
+def scores(memory: GraphMemory, space: str, question: str, dated: float) -> dict[str, float]:
+    # No inheritance between neighbours, so each turn's score is its own.
+    weights = FusionWeights(dated=dated, previous=0.0, following=0.0)
+    memory.conversation.config = ConversationConfig(weights=weights)
+    hits = memory.conversation.search(question, space=space, k=3, touch=False).hits
+    return {h.turn_id: h.score for h in hits}
+
+
+def test_a_question_asking_when_favours_the_turn_that_names_a_time(
+    memory: GraphMemory, space: str
+) -> None:
+    load_dated(memory, space)
+    question = "When did Maya go hiking in the Azores?"
+    off, on = scores(memory, space, question, 0.0), scores(memory, space, question, 1.0)
+    assert on["d1"] == pytest.approx(off["d1"] + 1.0)  # the turn naming a time gains
+    assert (on["d2"], on["d3"]) == pytest.approx((off["d2"], off["d3"]))  # the others do not
+    assert max(off, key=off.__getitem__) == "d2"  # the stronger lexical match, without it
+    assert max(on, key=on.__getitem__) == "d1"
+    # A question that does not ask when gets no time signal.
+    other = "Who went hiking in the Azores?"
+    assert scores(memory, space, other, 0.0) == scores(memory, space, other, 0.3)

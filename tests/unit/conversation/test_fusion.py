@@ -45,15 +45,18 @@ def test_turns_missing_from_the_dense_list_get_its_floor_not_zero() -> None:
     assert by_id["lex"] == pytest.approx(W.lexical + W.dense * 0.30, rel=1e-6)
 
 
-def test_speaker_named_in_the_query_is_preferred() -> None:
+def test_speaker_named_in_the_query_is_preferred_when_boosted() -> None:
     args = {
         "lexical": [(c("ann", 1, "Ann"), 1.0), (c("bo", 9, "Bo"), 1.0)],
         "dense": [(c("ann", 1, "Ann"), 0.5), (c("bo", 9, "Bo"), 0.5)],
         "graph": [],
-        "weights": W,
+        "weights": FusionWeights(speaker=0.15),
     }
     assert fuse(**args, speakers={"Bo"})[0].turn_id == "bo"  # type: ignore[arg-type]
     assert fuse(**args, speakers={"Ann"})[0].turn_id == "ann"  # type: ignore[arg-type]
+    # Off by default (leave-one-conversation-out on LoCoMo dev): a tie stays a tie.
+    plain = fuse(**{**args, "weights": W}, speakers={"Bo"})  # type: ignore[arg-type]
+    assert plain[0].score == pytest.approx(plain[1].score)
 
 
 def test_an_answer_inherits_from_the_question_before_it() -> None:
@@ -79,6 +82,18 @@ def test_turns_in_a_named_time_range_get_the_time_bonus() -> None:
         ranges=[span],
     )
     assert hits[0].turn_id == "in"
+
+
+def test_turns_that_name_a_time_get_the_dated_bonus_only_when_marked() -> None:
+    dense = [(c("plain", 1), 0.5), (c("dated", 9), 0.45)]
+    assert fuse(lexical=[], dense=dense, graph=[], weights=W)[0].turn_id == "plain"
+    hits = fuse(lexical=[], dense=dense, graph=[], weights=W, dated={"dated"})
+    assert hits[0].turn_id == "dated"
+    assert hits[0].score == pytest.approx(W.dense * 0.45 + W.dated)
+    off = FusionWeights(dated=0.0)
+    assert fuse(lexical=[], dense=dense, graph=[], weights=off, dated={"dated"})[0].turn_id == (
+        "plain"
+    )
 
 
 def test_graph_only_candidates_join_the_pool() -> None:

@@ -13,7 +13,7 @@ from graphmem_neo4j.conversation.models import (
     TurnExtraction,
     TurnInput,
 )
-from graphmem_neo4j.conversation.text import asks_for_several
+from graphmem_neo4j.conversation.text import asks_for_several, asks_when
 
 
 @pytest.mark.parametrize(
@@ -126,3 +126,33 @@ def test_referents_stay_within_the_session_and_need_a_pronoun() -> None:
     assert out == extractions
     assert opens_with_pronoun("It was an awesome time!")
     assert not opens_with_pronoun("Italy was great") and not opens_with_pronoun("")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did Tom go to the Azores?",
+        "What year did Maya adopt Rex?",
+        "In which month did Tom start running?",
+        "How long has Maya been painting?",
+        "Since when has Tom lived in Porto?",
+        "Which day is the party?",
+    ],
+)
+def test_questions_asking_when(question: str) -> None:
+    assert asks_when(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did Maya adopt?",
+        "Where did Tom go in May?",
+        "What books has Maya read?",
+        "Who did Maya meet last week?",
+        "Why was the date moved?",
+        "",
+    ],
+)
+def test_questions_not_asking_when(question: str) -> None:
+    assert not asks_when(question)

@@ -50,6 +50,19 @@ def test_absolute_dates_become_ranges_most_specific_first() -> None:
     assert time_ranges("no dates here, may I ask?") == []
 
 
+def test_a_month_without_a_year_is_that_month_of_any_year_only_when_asked() -> None:
+    question = "When did Maya go camping in June?"
+    assert time_ranges(question) == []  # ingestion: no date entity from a bare month
+    (june,) = time_ranges(question, any_year=True)
+    assert june.contains(parse_iso("2023-06-30T23:00:00Z"))
+    assert june.contains(parse_iso("1999-06-01T00:00:00Z"))
+    assert not june.contains(parse_iso("2023-07-01T00:00:00Z"))
+    # a month with its year stays one range; "may" and "march" as verbs are no months
+    (may,) = time_ranges("What happened in May 2023?", any_year=True)
+    assert may.month is None and not may.contains(parse_iso("2022-05-10T00:00:00Z"))
+    assert time_ranges("Maya may march in the parade", any_year=True) == []
+
+
 def test_relative_dates_resolve_against_the_turn_time() -> None:
     anchor = parse_iso("2023-05-08T13:56:00Z")
     assert relative_dates("I went yesterday", anchor) == [("yesterday", "2023-05-07")]
