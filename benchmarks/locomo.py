@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import re
 import socket
 import statistics
@@ -189,8 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--ablation",
         action="store_true",
-        help="also run hybrid without each of its signals (speaker, context, graph, lexical, "
-        "dense)",
+        help="also run hybrid without (or with) each graph component, print R@10 per "
+        "conversation and what hybrid gains over each, with a 95%% paired-bootstrap interval",
     )
     parser.add_argument(
         "--cv",
@@ -321,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     table.print()
     if args.ablation:
         per_conversation(table, [space for space, _ in groups])
+        added_by_components(table)
     if args.cv:
         cross_validate(table, [space for space, _ in groups])
     if args.cv_core:
@@ -481,6 +483,42 @@ def per_conversation(table: Table, spaces: Sequence[str]) -> None:
             line += f"{statistics.fmean(mine):>9.3f} / {statistics.fmean(multi):.3f}"[-16:].rjust(
                 16
             )
+        print(line)
+
+
+def paired_interval(
+    with_it: Sequence[float], without: Sequence[float], resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """What a component adds: the mean per-question difference of R@10 with it and without
+    it, and a 95% paired-bootstrap interval (questions resampled with replacement, the same
+    draw for both systems). Questions, not conversations, are resampled: with three
+    conversations the interval leaves out how much conversations differ."""
+    if len(with_it) != len(without) or not with_it:
+        raise ValueError("both systems must score the same, non-empty list of questions")
+    diffs = [a - b for a, b in zip(with_it, without, strict=True)]
+    draw = random.Random(seed)
+    n = len(diffs)
+    means = sorted(sum(diffs[draw.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    return statistics.fmean(diffs), means[int(0.025 * resamples)], means[int(0.975 * resamples)]
+
+
+def added_by_components(table: Table) -> None:
+    """For each ablation, what hybrid gains over it (overall and multi-hop R@10), with the
+    paired-bootstrap interval: a difference whose interval holds 0 is not shown to exist."""
+    base = table.questions.get("hybrid")
+    if not base:
+        return
+    print("\nwhat hybrid gains over each ablation, R@10 (95% paired-bootstrap interval)")
+    print(f"{'ablation':<26}{'all':>26}{'multi-hop':>26}")
+    for name, rows in table.questions.items():
+        # Only a variant that scored the same questions in the same order can be paired.
+        if not name.startswith("hybrid ") or [r[:2] for r in rows] != [b[:2] for b in base]:
+            continue
+        line = f"{name:<26}"
+        for keep in (lambda c: True, lambda c: c == 1):
+            pairs = [(b[2], r[2]) for b, r in zip(base, rows, strict=True) if keep(b[1])]
+            mean, low, high = paired_interval([b for b, _ in pairs], [r for _, r in pairs])
+            line += f"{mean:>+10.3f} [{low:+.3f}, {high:+.3f}]"
         print(line)
 
 

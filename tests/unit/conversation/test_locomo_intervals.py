@@ -1,0 +1,76 @@
+"""The LoCoMo benchmark's paired bootstrap: what an ablation costs, with its interval."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCHMARK = Path(__file__).resolve().parents[3] / "benchmarks" / "locomo.py"
+
+
+@pytest.fixture(scope="module")
+def locomo() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("locomo_benchmark", BENCHMARK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_identical_systems_add_nothing(locomo: ModuleType) -> None:
+    scores = [0.0, 0.5, 1.0, 1.0, 0.25]
+    assert locomo.paired_interval(scores, list(scores)) == (0.0, 0.0, 0.0)
+
+
+def test_a_gain_on_every_question_has_an_interval_above_zero(locomo: ModuleType) -> None:
+    mean, low, high = locomo.paired_interval([1.0] * 40, [0.0] * 40)
+    assert (mean, low, high) == (1.0, 1.0, 1.0)
+
+
+def test_the_interval_brackets_the_mean_and_narrows_with_more_questions(
+    locomo: ModuleType,
+) -> None:
+    few = locomo.paired_interval([1.0, 0.0] * 10, [0.0] * 20)
+    many = locomo.paired_interval([1.0, 0.0] * 200, [0.0] * 400)
+    for mean, low, high in (few, many):
+        assert mean == pytest.approx(0.5)
+        assert low < mean < high
+    assert many[2] - many[1] < few[2] - few[1]
+    assert many[1] > 0.4 and many[2] < 0.6
+
+
+def test_the_same_seed_gives_the_same_interval(locomo: ModuleType) -> None:
+    with_it, without = [1.0, 0.0, 0.5, 1.0, 0.0], [0.0, 0.0, 1.0, 0.5, 0.0]
+    assert locomo.paired_interval(with_it, without) == locomo.paired_interval(with_it, without)
+
+
+def test_unpaired_lists_are_refused(locomo: ModuleType) -> None:
+    with pytest.raises(ValueError, match="same"):
+        locomo.paired_interval([1.0, 0.0], [1.0])
+    with pytest.raises(ValueError, match="same"):
+        locomo.paired_interval([], [])
+
+
+def test_each_paired_ablation_gets_a_row_and_an_unpaired_one_none(
+    locomo: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = locomo.Table()
+    questions = [("conv-a", 1, ["d1"]), ("conv-a", 4, ["d2"]), ("conv-b", 1, ["d3"])]
+    for space, category, evidence in questions:
+        table.add("hybrid", category, evidence, evidence, space)
+        table.add(
+            "hybrid -graph (all)", category, [] if category == 1 else evidence, evidence, space
+        )
+    table.add("hybrid -half", 1, ["d1"], ["d1"], "conv-a")
+    locomo.added_by_components(table)
+    lines = capsys.readouterr().out.splitlines()
+    graph = [line for line in lines if line.startswith("hybrid -graph (all)")]
+    assert len(graph) == 1
+    # Two of three questions lose their evidence overall; both multi-hop questions do.
+    assert "+0.667" in graph[0] and "+1.000 [+1.000, +1.000]" in graph[0]
+    assert not any(line.startswith("hybrid -half") for line in lines)
