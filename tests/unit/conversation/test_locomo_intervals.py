@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCHMARK = Path(__file__).resolve().parents[3] / "benchmarks" / "locomo.py"
+from tests.benchmark_module import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def locomo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("locomo_benchmark", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("locomo")
 
 
 def test_identical_systems_add_nothing(locomo: ModuleType) -> None:

@@ -3,25 +3,17 @@ must follow from the facts it generates, or the benchmark measures nothing."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "facts_conflict_data.py"
+from tests.benchmark_module import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def gen() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("facts_conflict_data", PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["facts_conflict_data"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("facts_conflict_data")
 
 
 def test_generation_is_seeded(gen: ModuleType) -> None:
