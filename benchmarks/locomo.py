@@ -516,8 +516,11 @@ def added_by_components(table: Table) -> None:
             continue
         line = f"{name:<26}"
         for keep in (lambda c: True, lambda c: c == 1):
-            pairs = [(b[2], r[2]) for b, r in zip(base, rows, strict=True) if keep(b[1])]
-            mean, low, high = paired_interval([b for b, _ in pairs], [r for _, r in pairs])
+            kept = [(b[2], r[2]) for b, r in zip(base, rows, strict=True) if keep(b[1])]
+            if not kept:  # data without multi-hop questions
+                line += f"{'-':>26}"
+                continue
+            mean, low, high = paired_interval(*zip(*kept, strict=True))
             line += f"{mean:>+10.3f} [{low:+.3f}, {high:+.3f}]"
         print(line)
 

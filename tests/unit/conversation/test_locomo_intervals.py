@@ -66,3 +66,15 @@ def test_each_paired_ablation_gets_a_row_and_an_unpaired_one_none(
     # Two of three questions lose their evidence overall; both multi-hop questions do.
     assert "+0.667" in graph[0] and "+1.000 [+1.000, +1.000]" in graph[0]
     assert not any(line.startswith("hybrid -half") for line in lines)
+
+
+def test_data_without_multi_hop_questions_prints_a_dash_instead_of_failing(
+    locomo: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = locomo.Table()
+    for system, hits in (("hybrid", ["d1"]), ("hybrid -graph (all)", [])):
+        table.add(system, 4, hits, ["d1"], "conv-a")
+    locomo.added_by_components(table)
+    row = next(line for line in capsys.readouterr().out.splitlines() if "-graph" in line)
+    assert "+1.000 [+1.000, +1.000]" in row
+    assert row.rstrip().endswith("-")
