@@ -1,4 +1,4 @@
-"""The README's user guide as steps a test can run: every command of its fenced bash and
+"""The user guide (docs/guide.md) as steps a test can run: every command of its fenced bash and
 python blocks, in order, as one shell session would run them (an `export` or `eval` line's
 variables reach the lines after it), from a copy of the clone's layout. Used by the guide test
 (tests/integration/browser/test_readme_commands.py) and by the llm suite, which runs the same
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+GUIDE = Path("docs", "guide.md")
 REGION = re.compile(r"<!-- BEGIN user-guide -->(.*?)<!-- END user-guide -->", re.S)
 FENCE = re.compile(r"^```(bash|python)\n(.*?)^```", re.S | re.M)
 NEEDS = re.compile(r"#\s*needs:\s*([a-z0-9\- ]+?)\s*$")
@@ -32,14 +33,14 @@ class Step:
     line: int
 
     def __str__(self) -> str:
-        return f"README.md:{self.line}: {self.text.splitlines()[0]}"
+        return f"{GUIDE}:{self.line}: {self.text.splitlines()[0]}"
 
 
 def guide_steps() -> list[Step]:
-    readme = REPO.joinpath("README.md").read_text(encoding="utf-8")
-    region = REGION.search(readme)
-    assert region, "README.md has no user-guide region"
-    offset = readme[: region.start(1)].count("\n")
+    guide = REPO.joinpath(GUIDE).read_text(encoding="utf-8")
+    region = REGION.search(guide)
+    assert region, f"{GUIDE} has no user-guide region"
+    offset = guide[: region.start(1)].count("\n")
     steps: list[Step] = []
     for fence in FENCE.finditer(region.group(1)):
         first = offset + region.group(1)[: fence.start(2)].count("\n") + 1

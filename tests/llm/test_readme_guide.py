@@ -1,4 +1,4 @@
-"""The README's user guide with the local model as the LLM (GRAPHMEM_LLM=openai for every line):
+"""The user guide (docs/guide.md) with the local model as the LLM (GRAPHMEM_LLM=openai for every line):
 turn extraction during `ingest` and the batch script, the insight controller of `tasks record
 --feedback`, the summaries of `experience add`, and `chat-log`. Every line must exit 0 with no
 traceback, whatever the model answers; then every stored answer validates, on both engines the
