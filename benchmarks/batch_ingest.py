@@ -44,6 +44,7 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo_dev" / "turns.jsonl"
 sys.path.insert(0, str(REPO / "examples"))
 
 import batch_ingest  # noqa: E402  (examples/ is not a package)
+from figures import Figures, add_json_out  # noqa: E402
 
 
 def free_port() -> int:
@@ -126,7 +127,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--embedder", choices=("sentence-transformers", "hash"), default=None)
     parser.add_argument("--repeat", type=int, default=2, help="runs per configuration (best)")
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("batch_ingest")
     if not args.data.is_file():
         raise SystemExit(f"no data at {args.data}: pass --data PATH/turns.jsonl")
 
@@ -172,12 +175,14 @@ def main() -> None:
                 f"{'in-process, sequential (baseline)':40} {baseline:7.1f} s "
                 f"{turns / baseline:7.1f} turns/s"
             )
+            figures.add("in-process, sequential", turns / baseline, "turns/s")
             for workers in args.workers:
                 seconds, busy = best[workers]
                 print(
                     f"{f'recipe, {workers} worker(s), wall':40} {seconds:7.1f} s "
                     f"{turns / seconds:7.1f} turns/s  ({baseline / seconds:.2f}x baseline)"
                 )
+                figures.add(f"recipe, {workers} worker(s), wall", turns / seconds, "turns/s")
                 print(
                     f"{'  without start-up (busiest worker)':40} {busy:7.1f} s "
                     f"{turns / busy:7.1f} turns/s  ({baseline / busy:.2f}x baseline)"
@@ -189,6 +194,7 @@ def main() -> None:
             print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         finally:
             server.stop()
+    figures.write(args.json_out)
 
 
 def jobs(folder: Path, root: Path, done: Path | None = None) -> list[Any]:

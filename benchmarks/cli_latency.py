@@ -31,6 +31,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from figures import Figures, add_json_out
+
 REPO = Path(__file__).resolve().parents[1]
 GRAPHMEM = str(Path(sys.executable).parent / "graphmem")
 QUESTION = "What did Maya adopt, and when?"
@@ -85,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--baseline-runs", type=int, default=3)
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("cli_latency")
 
     with tempfile.TemporaryDirectory(prefix="gm-cli-") as home:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
@@ -103,26 +107,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             bare = [timed([sys.executable, "-c", "pass"], env) for _ in range(args.runs)]
             print(f"      python -c pass          {summary(bare)}")
+            figures.add("python -c pass, median", statistics.median(bare), "s")
             for name, command in COMMANDS.items():
                 timed([GRAPHMEM, *command], env)  # the engine runs: the next calls are warm
                 warm = [timed([GRAPHMEM, *command], env) for _ in range(args.runs)]
                 print(f"warm  graphmem {name:<14} {summary(warm)}", flush=True)
+                figures.add(f"warm graphmem {name}, median", statistics.median(warm), "s")
             for name in ("search", "facts current"):
                 cold = []
                 for _ in range(args.runs):
                     timed([GRAPHMEM, "server", "stop"], env)
                     cold.append(timed([GRAPHMEM, *COMMANDS[name]], env))
                 print(f"cold  graphmem {name:<14} {summary(cold)}", flush=True)
+                figures.add(f"cold graphmem {name}, median", statistics.median(cold), "s")
             before = {**env, "GRAPHMEM_EMBEDDER": "sentence-transformers"}
             timed([GRAPHMEM, "server", "start"], env)
             baseline = [
                 timed([GRAPHMEM, *COMMANDS["search"]], before) for _ in range(args.baseline_runs)
             ]
             print(f"warm  graphmem search, sentence-transformers runtime: {summary(baseline)}")
+            figures.add(
+                "warm graphmem search, sentence-transformers runtime, median",
+                statistics.median(baseline),
+                "s",
+            )
             transport(env, home, args.runs)
         finally:
             subprocess.run([GRAPHMEM, "server", "stop"], env=env, capture_output=True)
         print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    figures.write(args.json_out)
     return 0
 
 

@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from conversation_synthetic import synthetic_turns  # noqa: E402
+from figures import Figures, add_json_out  # noqa: E402
 
 from graphmem_neo4j.conversation.models import TurnInput  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
@@ -109,7 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--sweep", help="comma-separated thresholds: forget, measure and restore at each"
     )
     parser.add_argument("--plot", type=Path, help="with --sweep: write the trade-off image here")
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("conversation_forgetting")
     sweep = [float(t) for t in args.sweep.split(",")] if args.sweep else []
 
     from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
@@ -175,6 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 service.restore(space="mem", run_id=report.run_id)
                 r_restored = recall_at_10(service, "mem", questions)
                 print(f"after restore: recall@10 {r_restored:.3f}")
+                figures.add("nodes removed", (n_before - n_after) / n_before)
+                figures.add("recall@10 before forgetting", r_before)
+                figures.add("recall@10 change after forgetting", r_after - r_before)
+                figures.add("recall@10 after restore", r_restored)
                 points = [
                     forget_measure_restore(service, questions, replace(cfg, threshold=t), n_before)
                     for t in sweep
@@ -192,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"trade-off written to {args.plot}")
         finally:
             server.stop()
+    figures.write(args.json_out)
     return 0
 
 

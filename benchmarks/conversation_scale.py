@@ -33,6 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conversation_synthetic import synthetic_queries, synthetic_turns
+from figures import Figures, add_json_out
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -110,7 +111,12 @@ class FullCollections:
 
 
 def build(
-    memory: Any, base: Any, embedder: ReusingEmbedder, turns: Sequence[Any], reuse: bool
+    memory: Any,
+    base: Any,
+    embedder: ReusingEmbedder,
+    turns: Sequence[Any],
+    reuse: bool,
+    figures: Figures,
 ) -> None:
     """Ingest the turns into space "scale", printing the throughput."""
     # The ceiling on this machine right now: the model alone on the same texts.
@@ -137,6 +143,7 @@ def build(
         f"({how}); {stats['total_nodes']} nodes, "
         f"{stats['total_relationships']} relationships"
     )
+    figures.add(f"ingest, {done} turns", done / seconds, "turns/s")
 
 
 VARIANTS: dict[str, Any] = {
@@ -170,7 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reuse-embeddings", action="store_true")
     parser.add_argument("--embedder", choices=("minilm", "minilm-st", "hash"), default="minilm")
     parser.add_argument("--home", type=Path, help="keep the graph here and reuse it")
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("conversation_scale")
 
     from graphmem_neo4j.conversation.service import ConversationService
     from graphmem_neo4j.embedder import HashEmbedder, NumpyEmbedder, SentenceTransformerEmbedder
@@ -209,7 +218,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"reusing the {built} turns in {home} (database {database})")
                 else:
                     build(
-                        memory, base, embedder, synthetic_turns(args.turns), args.reuse_embeddings
+                        memory,
+                        base,
+                        embedder,
+                        synthetic_turns(args.turns),
+                        args.reuse_embeddings,
+                        figures,
                     )
                 # An agent that ingests and then searches does not keep the build's input rows
                 # and sentence cache; held here, they made each full garbage collection of the
@@ -234,6 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"floor (one query embedding + one vector-index query): p50 {floor50:6.1f} ms"
                     f"   p95 {floor95:6.1f} ms"
                 )
+                figures.add(f"search floor p95 at {done} turns", floor95, "ms")
                 for name in args.modes.split(","):
                     # hybrid+spread / hybrid+concept / hybrid+graph: every query takes the
                     # spreading stage, the concept source or both, which by default run only
@@ -262,8 +277,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"the floor; {collections})",
                         flush=True,
                     )
+                    figures.add(f"search {name} p95 at {done} turns", p95, "ms")
+                    figures.add(f"search {name} p95 at {done} turns / floor", p95 / floor95, "x")
         finally:
             server.stop()
+    figures.write(args.json_out)
     return 0
 
 

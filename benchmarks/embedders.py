@@ -32,6 +32,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from figures import Figures, add_json_out
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -187,7 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--texts", type=int, default=512, help="LoCoMo turns for throughput")
     parser.add_argument("--queries", type=int, default=100, help="LoCoMo questions, one by one")
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per start figure")
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("embedders")
 
     import numpy as np
 
@@ -241,6 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{rate:8.1f} {diff:11.2e} {cosine:8.5f}",
                 flush=True,
             )
+            figures.add(f"{name}: start in a fresh process", start, "s")
+            figures.add(f"{name}: one query p50", p50, "ms")
+            figures.add(f"{name}: throughput", rate, "texts/s")
+            figures.add(f"{name}: max |difference| to sentence-transformers", diff)
         python = fresh_process_seconds("pass", args.runs)
         print(f"(a bare `python -c pass` takes {python:.3f} s here; start includes it)")
         try:
@@ -249,6 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stop:
                 stop.connect(path)
                 stop.sendall(b"stop")
+    figures.write(args.json_out)
     return 0
 
 

@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from conversation_synthetic import synthetic_queries, synthetic_turns  # noqa: E402
+from figures import Figures, add_json_out  # noqa: E402
 
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.embedder import SentenceTransformerEmbedder  # noqa: E402
@@ -154,7 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--nodes", type=int, default=20_000)
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("engine_parity")
     if args.no_locomo:
         args.data = None
     embedder = SentenceTransformerEmbedder()
@@ -203,6 +206,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"| {label} p50 / p95 | {a[key][0]:.1f} / {a[key][1]:.1f} ms | "
             f"{b[key][0]:.1f} / {b[key][1]:.1f} ms |"
         )
+    for engine, result in (("falkordb", a), ("neo4j", b)):
+        figures.add(f"{engine}: batched node writes", result["writes"], "nodes/s")
+        figures.add(f"{engine}: ingest, {args.turns} synthetic turns", result["ingest"], "turns/s")
+        figures.add(f"{engine}: hybrid search p95 at {args.turns} turns", result["search"][1], "ms")
+        figures.add(f"{engine}: recall p95", result["recall"][1], "ms")
+        if "locomo_r10" in result:
+            figures.add(f"{engine}: LoCoMo dev R@10, hybrid", result["locomo_r10"])
+    figures.write(args.json_out)
     return 0
 
 

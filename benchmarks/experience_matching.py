@@ -25,6 +25,8 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
 
+from figures import Figures, add_json_out
+
 from graphmem_neo4j.experience.diff import diff_graphs, edit_path
 from graphmem_neo4j.experience.graph import trajectory_graph
 from graphmem_neo4j.experience.matching import (
@@ -61,7 +63,7 @@ def mixed(expert: Trajectory, rng: random.Random) -> Perturbation | None:
     return Perturbation("replace", expert, final, renamed)
 
 
-def recovery(trajectories: list[Trajectory], seed: int) -> None:
+def recovery(trajectories: list[Trajectory], seed: int, figures: Figures) -> None:
     print("(a) edit-path recovery of injected changes (precision / recall over edit operations)")
     header = f"{'perturbation':<16}{'cases':>6}{'skip':>6}{'P':>8}{'R':>8}{'exact':>8}"
     print(header + f"{'node P':>8}{'node R':>8}   matcher used")
@@ -108,6 +110,9 @@ def recovery(trajectories: list[Trajectory], seed: int) -> None:
             f"{ratio('node_hit', 'node_pred'):>8}{ratio('node_hit', 'node_true'):>8}   "
             + ", ".join(f"{m} {n}" for m, n in sorted(methods.items()))
         )
+        for name, (a, b) in {"precision": ("hit", "pred"), "recall": ("hit", "true")}.items():
+            if totals[b]:
+                figures.add(f"{kind}: edit-path {name}", totals[a] / totals[b])
         if totals["cases"] != totals["exact"]:
             misses.append(
                 f"    {kind}: of {totals['cases'] - totals['exact']} differing paths, "
@@ -119,7 +124,9 @@ def recovery(trajectories: list[Trajectory], seed: int) -> None:
     print("\n".join(misses))
 
 
-def approximation_gap(trajectories: list[Trajectory], seed: int, pairs: int) -> None:
+def approximation_gap(
+    trajectories: list[Trajectory], seed: int, pairs: int, figures: Figures
+) -> None:
     by_type: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajectories:
         if len(trajectory_graph(t).nodes) <= EXACT_LIMIT:
@@ -147,6 +154,7 @@ def approximation_gap(trajectories: list[Trajectory], seed: int, pairs: int) -> 
             f"{statistics.mean(excess):.3f} (mean relative excess "
             f"{statistics.mean(relative):.3%}, max {max(excess):.2f})"
         )
+        figures.add("approximate matching optimal, share of pairs", optimal / n)
 
 
 def timed(g1: object, g2: object, repeats: int) -> list[float]:
@@ -158,7 +166,7 @@ def timed(g1: object, g2: object, repeats: int) -> list[float]:
     return times
 
 
-def speed(trajectories: list[Trajectory], seed: int, repeats: int) -> None:
+def speed(trajectories: list[Trajectory], seed: int, repeats: int, figures: Figures) -> None:
     print("\n(c) matching time for pairs of 100-action graphs (median / max seconds per pair)")
     rng = random.Random(seed)
     longest = sorted(trajectories, key=lambda t: -len(t.steps))[:5]
@@ -203,6 +211,7 @@ def speed(trajectories: list[Trajectory], seed: int, repeats: int) -> None:
             f"    {name:<28} median {statistics.median(times):.4f}  max {max(times):.4f}"
             f"   ({len(times)} runs; e.g. {notes[name]})"
         )
+        figures.add(f"match {name}, max", max(times), "s")
 
 
 def main() -> None:
@@ -211,14 +220,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--exact-pairs", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("experience_matching")
     if not args.data.is_file():
         sys.exit(f"no data at {args.data}: pass --data")
     trajectories = parse_file(args.data, kind="expert", fmt="alfworld")
     print(f"{len(trajectories)} expert trajectories from {args.data}; seed {args.seed}\n")
-    recovery(trajectories, args.seed)
-    approximation_gap(trajectories, args.seed, args.exact_pairs)
-    speed(trajectories, args.seed, args.repeats)
+    recovery(trajectories, args.seed, figures)
+    approximation_gap(trajectories, args.seed, args.exact_pairs, figures)
+    speed(trajectories, args.seed, args.repeats, figures)
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

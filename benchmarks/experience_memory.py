@@ -34,6 +34,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from figures import Figures, add_json_out
+
 from graphmem_neo4j.embedder import Embedder, HashEmbedder, SentenceTransformerEmbedder
 from graphmem_neo4j.experience.models import Trajectory
 from graphmem_neo4j.experience.normalize import normalize_task
@@ -78,7 +80,7 @@ class BM25:
         return max(range(len(self.docs)), key=lambda i: (score(i), -i))
 
 
-def build(memory: GraphMemory, trajectories: list[Trajectory]) -> None:
+def build(memory: GraphMemory, trajectories: list[Trajectory], figures: Figures) -> None:
     space = f"bench-{uuid.uuid4().hex[:8]}"
     phases: dict[str, float] = {}
     last = [time.perf_counter()]
@@ -107,6 +109,7 @@ def build(memory: GraphMemory, trajectories: list[Trajectory]) -> None:
         f"{again.seconds:.1f} s; graph holds {stats['total_nodes']} nodes, "
         f"{stats['total_relationships']} relationships"
     )
+    figures.add(f"build {report.trajectories} trajectories", took, "s")
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -114,7 +117,11 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def retrieval(
-    memory: GraphMemory, embedder: Embedder, trajectories: list[Trajectory], every: int
+    memory: GraphMemory,
+    embedder: Embedder,
+    trajectories: list[Trajectory],
+    every: int,
+    figures: Figures,
 ) -> None:
     held = [t for i, t in enumerate(trajectories) if i % every == 0]
     stored = [t for i, t in enumerate(trajectories) if i % every != 0]
@@ -172,6 +179,7 @@ def retrieval(
                 f"    {goal_name:<12}{name:<30}{hits['type'] / n:>12.3f}{hits['pddl'] / n:>9.3f}"
                 f"{hits['both'] / n:>9.3f}"
             )
+            figures.add(f"{goal_name} → {name}: same task type at rank 1", hits["type"] / n)
     reachable = sum(
         any(
             str(t.metadata["task_type"]) in types[x]
@@ -185,6 +193,7 @@ def retrieval(
         "    graphmem retrieve (k=1, t=3) latency: median "
         f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
     )
+    figures.add("retrieve latency, median", statistics.median(latencies) * 1000, "ms")
 
 
 def main() -> None:
@@ -192,7 +201,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
     parser.add_argument("--holdout-every", type=int, default=5)
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("experience_memory")
     if not args.data.is_file():
         sys.exit(f"no data at {args.data}: pass --data")
     trajectories = parse_file(args.data, kind="expert", fmt="alfworld")
@@ -210,10 +221,11 @@ def main() -> None:
             settings = Settings(home=Path(home), embedded_port=server.port, database="bench")
             with GraphMemory(settings, embedder=embedder) as memory:
                 memory.init()
-                build(memory, trajectories)
-                retrieval(memory, embedder, trajectories, args.holdout_every)
+                build(memory, trajectories, figures)
+                retrieval(memory, embedder, trajectories, args.holdout_every, figures)
         finally:
             server.stop()
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from facts_conflict_data import KINDS, Generator, Scenario, stream
+from figures import Figures, add_json_out
 
 from graphmem_neo4j.embedder import Embedder, HashEmbedder, SentenceTransformerEmbedder
 from graphmem_neo4j.facts.config import FactConfig
@@ -139,7 +140,9 @@ def main() -> None:
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("facts_conflicts")
     # a terminated run still stops its embedded server (the `finally` below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -192,6 +195,13 @@ def main() -> None:
     print_table(results)
     if args.json:
         print(json.dumps(results, indent=1, default=str))
+    for policy in POLICIES:
+        summary = results[policy.value]
+        for kind in KINDS:
+            if "AA" in summary.get(kind, {}):
+                figures.add(f"{policy.value}: {kind} answer accuracy", summary[kind]["AA"][0])
+        figures.add(f"{policy.value}: ask p95", summary["_ask_ms"]["p95"], "ms")
+    figures.write(args.json_out)
 
 
 def print_table(results: dict[str, Any]) -> None:

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from figures import Figures, add_json_out
+
 from graphmem_neo4j.embedder import Embedder, HashEmbedder, SentenceTransformerEmbedder
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
@@ -166,7 +168,9 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=200)
     parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
     parser.add_argument("--seed", type=int, default=11)
+    add_json_out(parser)
     args = parser.parse_args()
+    out = Figures("facts_locality")
     # a terminated run still stops its embedded server (the `finally` below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     embedder: Embedder = (
@@ -219,6 +223,15 @@ def main() -> None:
         f"{last['read_mean'] / first['read_mean']:.2f}x (target: within 2x); "
         f"p95 localisation latency at {rows[-1][1]} units: {last['loc_p95']:.1f} ms"
     )
+    for _, units, _, f in rows:
+        out.add(f"units read per update at {units} units", f["read_mean"])
+    out.add(
+        f"units read per update, {rows[-1][1]} / {rows[0][1]} units",
+        last["read_mean"] / first["read_mean"],
+        "x",
+    )
+    out.add(f"localisation p95 at {rows[-1][1]} units", last["loc_p95"], "ms")
+    out.write(args.json_out)
 
 
 if __name__ == "__main__":

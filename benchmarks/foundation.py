@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from figures import Figures, add_json_out
+
 from graphmem_neo4j.embedder import HashEmbedder, SentenceTransformerEmbedder
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
@@ -44,7 +46,7 @@ def rows(n: int, offset: int = 0) -> list[dict[str, object]]:
     ]
 
 
-def bench_writes(home: Path, port: int, nodes: int) -> None:
+def bench_writes(home: Path, port: int, nodes: int, figures: Figures) -> None:
     store = open_store(Settings(home=home, embedded_port=port, database="bench_writes"))
     store.write("core/schema_space_key")
     store.ensure_unique("Space", ("space", "id"))
@@ -70,10 +72,12 @@ def bench_writes(home: Path, port: int, nodes: int) -> None:
         f"(batching x{batch_rate / single_rate:.0f})"
     )
     print(f"  nodes stored: {count}")
+    figures.add("batched node writes", batch_rate, "nodes/s")
+    figures.add("one node per statement", single_rate, "nodes/s")
     store.close()
 
 
-def bench_embeddings(texts: int) -> None:
+def bench_embeddings(texts: int, figures: Figures) -> None:
     sample = [" ".join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(18)) for i in range(texts)]
     model = SentenceTransformerEmbedder()
     start = time.perf_counter()
@@ -91,9 +95,11 @@ def bench_embeddings(texts: int) -> None:
         f"model load {load:.1f}s)"
     )
     print(f"  baseline, hash embedder: {hash_rate:,.0f} texts/s")
+    figures.add("embedding, all-MiniLM-L6-v2", rate, "texts/s")
+    figures.add("embedding, hash embedder", hash_rate, "texts/s")
 
 
-def bench_help() -> None:
+def bench_help(figures: Figures) -> None:
     def timed(cmd: list[str]) -> float:
         runs = []
         for _ in range(7):
@@ -109,9 +115,11 @@ def bench_help() -> None:
         f"`graphmem --help` wall time: {help_s * 1000:.0f} ms median of 7 "
         f"(target < 500 ms); baseline `python -c pass`: {bare_s * 1000:.0f} ms"
     )
+    figures.add("graphmem --help, median", help_s * 1000, "ms")
+    figures.add("python -c pass, median", bare_s * 1000, "ms")
 
 
-def bench_cold_start(nodes: int) -> None:
+def bench_cold_start(nodes: int, figures: Figures) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         empty = EmbeddedServer(Path(tmp) / "empty", free_port())
         start = time.perf_counter()
@@ -148,23 +156,29 @@ def bench_cold_start(nodes: int) -> None:
         f"`graphmem server stop` (AOF compacted, {aof / 1e6:.1f} MB), {crash_s * 1000:.0f} ms "
         f"after kill -9 (AOF replay); baseline empty: {empty_s * 1000:.0f} ms"
     )
+    figures.add("server cold start, 10k nodes, after server stop", full_s * 1000, "ms")
+    figures.add("server cold start, 10k nodes, after kill -9", crash_s * 1000, "ms")
+    figures.add("server cold start, empty", empty_s * 1000, "ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--texts", type=int, default=2_000)
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("foundation")
     with tempfile.TemporaryDirectory() as tmp:
         server = EmbeddedServer(Path(tmp), free_port())
         server.ensure_running()
         try:
-            bench_writes(Path(tmp), server.port, args.nodes)
+            bench_writes(Path(tmp), server.port, args.nodes, figures)
         finally:
             server.stop()
-    bench_embeddings(args.texts)
-    bench_help()
-    bench_cold_start(10_000)
+    bench_embeddings(args.texts, figures)
+    bench_help(figures)
+    bench_cold_start(10_000, figures)
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

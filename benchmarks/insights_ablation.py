@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from figures import Figures, add_json_out
+
 from graphmem_neo4j.embedder import Embedder, HashEmbedder, SentenceTransformerEmbedder
 from graphmem_neo4j.insights.models import VARIANTS, RetrievalParams, Step, TaskRecord
 from graphmem_neo4j.insights.rules import REVISION_MARKER, condition_keywords, words
@@ -275,7 +277,9 @@ def main() -> None:
         "--plot", type=Path, default=None, help="Write the curves as an image (.png or .svg)"
     )
     parser.add_argument("--json", type=Path, default=None, help="Write every series as JSON")
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("insights_ablation")
 
     rows = load_stream(args.data, args.seed, None)
     warmup: list[Row] = []
@@ -321,6 +325,7 @@ def main() -> None:
             f"{r.name:<18} {r.pollution(n - w):>9.3f} {r.pollution():>9.3f} "
             f"{r.success_rate(n - w):>7.3f} {r.success_rate():>7.3f} {r.active[-1][1]:>6}  {edits}"
         )
+        figures.add(f"{r.name}: pollution over the last {w} tasks", r.pollution(n - w))
     by_name = {r.name: r for r in runs}
     if set(by_name) == set(VARIANTS):
         base, archive, full = by_name["add+keep"], by_name["add+keep+archive"], by_name["all"]
@@ -330,6 +335,7 @@ def main() -> None:
             f"\nfull/add+keep pollution over the last {w} tasks: {ratio:.3f} (target ≤ 0.333); "
             f"full < add+keep+archive: {full.pollution(last) < archive.pollution(last)}"
         )
+        figures.add(f"full / add+keep pollution over the last {w} tasks", ratio)
     print(f"wall time per controller: {', '.join(f'{r.name} {r.seconds:.0f} s' for r in runs)}")
     if args.plot and set(by_name) == set(VARIANTS):
         print(f"curves written to {plot(runs, w, args.plot)}")
@@ -346,6 +352,7 @@ def main() -> None:
             for r in runs
         }
         args.json.write_text(json.dumps(payload), encoding="utf-8")
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

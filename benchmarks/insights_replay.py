@@ -42,6 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from figures import Figures, add_json_out
 from insights_ablation import Memoized, coin, free_port, verdict
 
 from graphmem_neo4j.embedder import make_embedder
@@ -234,7 +235,9 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("-k", type=int, default=5)
     parser.add_argument("-b", type=int, default=5)
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("insights_replay")
 
     stream = build_stream(args.data, args.seed, args.limit, args.fail_rate, args.human_goals)
     family = {t.record.id: t.family for t in stream}
@@ -289,11 +292,15 @@ def main() -> None:
             f"{r.name:<18}{precision:>10.3f}{purity:>10.3f}{r.pollution():>10.3f}"
             f"{r.pollution(max(0, n - 100)):>10.3f}{r.with_insight:>9}{r.active:>7}  {edits}"
         )
+        figures.add(f"{r.name}: retrieved insights of the task's own type", precision)
+        figures.add(f"{r.name}: positive evidence of the insight's own type", purity)
+        figures.add(f"{r.name}: pollution", r.pollution())
     judged = sum(t.feedback is not None and t.feedback.applied for t in again.tasks)
     print(
         f"\nre-recording the stream into {runs[-1].name}'s space: {again.recorded} recorded, "
         f"{again.unchanged} unchanged, {judged} judged again"
     )
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from figures import Figures, add_json_out
+
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.insights.models import RetrievalParams
 from graphmem_neo4j.memory import GraphMemory
@@ -165,7 +167,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-k", type=int, default=5)
     parser.add_argument("-b", type=int, default=5)
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("insights_retrieval")
     rng = random.Random(args.seed)
     data = build(rng, args.queries, args.insights)
     params = RetrievalParams(k=args.k, b=args.b)
@@ -225,6 +229,7 @@ def main() -> None:
         ("retrieve_by_vector without it (sentence similarity only)", full),
         ("kNN query alone", knn),
     ):
+        figures.add(f"{name}, p95", percentile(values, 0.95), "ms")
         print(
             f"  {name:<58} p50 {percentile(values, 0.5):6.2f} ms  p95 "
             f"{percentile(values, 0.95):6.2f} ms  p99 {percentile(values, 0.99):6.2f} ms  "
@@ -236,6 +241,7 @@ def main() -> None:
     )
     verdict = "met" if max(percentile(full, 0.95), percentile(keyed, 0.95)) <= 30 else "NOT met"
     print(f"  target p95 ≤ 30 ms: {verdict}")
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

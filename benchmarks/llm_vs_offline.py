@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from figures import Figures, add_json_out  # noqa: E402
 from insights_ablation import (  # noqa: E402
     P_SUCCESS,
     SEEDS,
@@ -127,7 +128,7 @@ class Score:
         )
 
 
-def extraction(turns: list[GoldTurn], llm: OpenAICompatibleLLM) -> None:
+def extraction(turns: list[GoldTurn], llm: OpenAICompatibleLLM, figures: Figures) -> None:
     speakers = frozenset(g.turn.speaker for g in turns)
     offline = OfflineExtractor()
     model = LLMExtractor(llm, fallback=None, per_call=CHUNK)
@@ -167,6 +168,9 @@ def extraction(turns: list[GoldTurn], llm: OpenAICompatibleLLM) -> None:
     for name, (score, seconds, tokens) in results.items():
         n = max(score.turns, 1)
         print(f"{name:<9} {score.row()} {seconds / n:>7.3f} {tokens / n:>8.0f}")
+        figures.add(f"{name} extraction: coverage", score.coverage / n)
+        figures.add(f"{name} extraction: precision", score.precision / n)
+        figures.add(f"{name} extraction: seconds per turn", seconds / n, "s")
     print(
         f"model answers: {llm.usage.calls} calls, {llm.usage.failures} invalid "
         f"(retried), response_format {llm.format}"
@@ -232,7 +236,9 @@ def controller_run(
     return run
 
 
-def controller(data: Path, tasks: int, base: Settings, llm: OpenAICompatibleLLM) -> None:
+def controller(
+    data: Path, tasks: int, base: Settings, llm: OpenAICompatibleLLM, figures: Figures
+) -> None:
     rows = load_stream(data / "alfworld_dev" / "trajectories.jsonl", 0, None)
     warmup = []
     for family in SEEDS:
@@ -259,6 +265,9 @@ def controller(data: Path, tasks: int, base: Settings, llm: OpenAICompatibleLLM)
             f"{r.active:>6} {r.by_llm:>8} {r.seconds / r.tasks:>7.2f} "
             f"{r.tokens / r.tasks:>8.0f}  {ops}"
         )
+        figures.add(f"{r.name} controller: pollution", r.harmful / max(r.retrieved, 1))
+        figures.add(f"{r.name} controller: decisions by the model", r.by_llm)
+        figures.add(f"{r.name} controller: seconds per task", r.seconds / r.tasks, "s")
 
 
 def main() -> None:
@@ -269,7 +278,9 @@ def main() -> None:
     parser.add_argument("--base-url", default=None, help="A running server (else one is started)")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--threads", type=int, default=1, help="Model threads (2 shared cores)")
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("llm_vs_offline")
 
     with tempfile.TemporaryDirectory(prefix="graphmem-llm-bench-") as home:
         server = None
@@ -287,13 +298,14 @@ def main() -> None:
             llm = OpenAICompatibleLLM(
                 model=MODEL_ALIAS, base_url=base_url, api_key=None, timeout=args.timeout
             )
-            extraction(gold_turns(args.data, args.turns), llm)
+            extraction(gold_turns(args.data, args.turns), llm, figures)
             settings = Settings(home=Path(home), database="llm_bench")
-            controller(args.data, args.tasks, settings, llm)
+            controller(args.data, args.tasks, settings, llm, figures)
         finally:
             falkordb.stop()
             if server is not None:
                 server.stop()
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

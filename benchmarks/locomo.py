@@ -32,6 +32,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from figures import Figures, add_json_out  # noqa: E402
+
 from graphmem_neo4j.conversation.fusion import rrf  # noqa: E402
 from graphmem_neo4j.conversation.models import SEARCH_MODES, ConversationConfig  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
@@ -207,7 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "their defaults; every grid point searches every question",
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("locomo")
 
     from graphmem_neo4j.embedder import HashEmbedder, NumpyEmbedder, SentenceTransformerEmbedder
     from graphmem_neo4j.memory import GraphMemory
@@ -343,6 +347,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"search {mode:<9} p50 {1000 * percentile(values, 0.5):6.1f} ms   "
             f"p95 {1000 * percentile(values, 0.95):6.1f} ms"
         )
+    summary = table.summary()
+    for system in (*modes, "baseline bm25", "baseline dense", "baseline rrf"):
+        if system not in summary:
+            continue
+        figures.add(f"{system}: R@10", summary[system]["all@10"])
+        for c, label in CATEGORIES.items():
+            if f"{c}@10" in summary[system]:
+                figures.add(f"{system}: {label} R@10", summary[system][f"{c}@10"])
+    figures.add("ingest", rate, "turns/s")
+    for mode, values in latency.items():
+        figures.add(f"search {mode} p95", 1000 * percentile(values, 0.95), "ms")
+    figures.write(args.json_out)
     if args.json:
         args.json.write_text(
             json.dumps(

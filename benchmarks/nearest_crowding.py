@@ -27,6 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from figures import Figures, add_json_out  # noqa: E402
+
 from graphmem_neo4j import nearest as nearest_module  # noqa: E402
 from graphmem_neo4j.embedder import HashEmbedder  # noqa: E402
 from graphmem_neo4j.memory import GraphMemory  # noqa: E402
@@ -95,7 +97,10 @@ def build(
     return ours
 
 
-def measure(memory: GraphMemory, ours: list[list[float]], queries: list[list[float]]) -> str:
+def measure(
+    memory: GraphMemory, ours: list[list[float]], queries: list[list[float]]
+) -> tuple[str, float]:
+    """The printed line and the mean recall@10 against an exact scan."""
     recalls, times, exact_times, settled = [], [], [], 0
     original = memory.store.read
     reads: list[str] = []
@@ -120,13 +125,14 @@ def measure(memory: GraphMemory, ours: list[list[float]], queries: list[list[flo
         nearest_one(memory.store, "conversation/search_vector", q, space="space0", k=K, exact=True)
         exact_times.append((time.perf_counter() - start) * 1000)
     memory.store.read = original  # type: ignore[method-assign]
+    recall = sum(recalls) / len(recalls)
     return (
-        f"recall@10 vs exact {sum(recalls) / len(recalls):.3f} (min {min(recalls):.1f}); "
+        f"recall@10 vs exact {recall:.3f} (min {min(recalls):.1f}); "
         f"nearest() p50/p95 {pct(times, 0.5):.1f}/{pct(times, 0.95):.1f} ms, "
         f"index alone settled {settled}/{len(queries)}; "
         f"exact scan of the space p50/p95 "
         f"{pct(exact_times, 0.5):.1f}/{pct(exact_times, 0.95):.1f} ms"
-    )
+    ), recall
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,7 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layouts", default="100x2000,5x50000", help="spaces x turns, ...")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--engines", default="falkordb,neo4j")
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("nearest_crowding")
     rng = random.Random(1)
     centres = [unit([rng.gauss(0, 1) for _ in range(DIM)]) for _ in range(300)]
     queries = [around(rng.choice(centres), rng, 1.2) for _ in range(args.queries)]
@@ -164,9 +172,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     with GraphMemory(settings, embedder=Fixed384()) as memory:
                         memory.init()
                         ours = build(memory, spaces, per_space, centres)
-                        print("    " + measure(memory, ours, queries), flush=True)
+                        line, recall = measure(memory, ours, queries)
+                        print("    " + line, flush=True)
+                        figures.add(
+                            f"{engine}, {spaces} spaces x {per_space} turns: recall@10 vs exact",
+                            recall,
+                        )
                 finally:
                     stop()
+    figures.write(args.json_out)
     return 0
 
 

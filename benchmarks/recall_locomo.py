@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from figures import Figures, add_json_out
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -104,7 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="BETA",
         help="also score recall with these β (RecallConfig.dense_share; the default is 0.15)",
     )
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("recall_locomo")
 
     from graphmem_neo4j.chatlog import offline_facts
     from graphmem_neo4j.conversation.readers import read_locomo
@@ -197,6 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for system in systems:
         print(tally.row(system))
     n = len(tally.full[systems[0]])
+    for system in systems:
+        figures.add(
+            f"{system}: questions with all evidence in the context", sum(tally.full[system])
+        )
+        figures.add(f"{system}: mean evidence recall", statistics.mean(tally.share[system]))
     print(f"\nquestions with evidence: {n}; facts stored from the turns: {facts_stored}")
     for budget in args.budget:
         print(
@@ -209,6 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{name:<12} p50 {percentile(values, 0.5) * 1000:7.1f} ms   "
             f"p95 {percentile(values, 0.95) * 1000:7.1f} ms"
         )
+        figures.add(f"{name} p95", percentile(values, 0.95) * 1000, "ms")
+    figures.add("questions with evidence", n)
+    figures.write(args.json_out)
     if args.json:
         args.json.write_text(
             json.dumps(

@@ -43,6 +43,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from figures import Figures, add_json_out  # noqa: E402
+
 from benchmarks.conversation_synthetic import synthetic_queries, synthetic_turns  # noqa: E402
 from benchmarks.facts_locality import person_facts  # noqa: E402
 from benchmarks.insights_retrieval import build as insight_data  # noqa: E402
@@ -239,7 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also time each named read during the timed recalls (exact scans show here)",
     )
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("recall_scale")
     if args.torch_threads:
         import torch
 
@@ -308,6 +312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"p50 {pct(total, 0.5) * 1000:.1f} ms   p95 {pct(total, 0.95) * 1000:.1f} ms   "
                 f"mean context {statistics.mean(used):.0f} tokens"
             )
+            figures.add("recall p50", pct(total, 0.5) * 1000, "ms")
+            figures.add("recall p95", pct(total, 0.95) * 1000, "ms")
             print(
                 f"query embedding alone: p50 {pct(embed, 0.5) * 1000:.1f} ms   "
                 f"p95 {pct(embed, 0.95) * 1000:.1f} ms"
@@ -327,6 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             temporary.cleanup()
         else:
             server.stop()
+    figures.write(args.json_out)
     return 0
 
 

