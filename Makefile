@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 LINT_DIR := tests/cypher_lint
 
-.PHONY: setup demo test lint unit integration bench clean neo4j neo4j-stop chromium browser-test screenshots \
+.PHONY: setup demo test lint unit integration bench bench-report clean neo4j neo4j-stop chromium browser-test screenshots \
 	llm-runtime llm llm-stop llm-test
 NEO4J_LOCAL := neo4j-local
 
@@ -129,12 +129,18 @@ unit: setup
 integration: setup
 	$(BIN)/python -m pytest tests/integration
 
-# Every figure in the README; about an hour on 2 cores. Data defaults to ../shared/data.
+# Every figure of docs/benchmarks.md; about an hour on 2 cores. Data defaults to ../shared/data.
+# Each script writes its figures to benchmarks/results/<name>.json; bench-report renders the page.
 BENCHMARKS := foundation conversation_scale locomo conversation_forgetting facts_conflicts \
 	facts_locality insights_ablation insights_retrieval experience_matching experience_memory \
 	recall_locomo recall_scale batch_ingest soak_crash
 bench: setup
-	set -e; for b in $(BENCHMARKS); do echo "== benchmarks/$$b.py"; $(BIN)/python benchmarks/$$b.py; done
+	set -e; for b in $(BENCHMARKS); do echo "== benchmarks/$$b.py"; \
+		$(BIN)/python benchmarks/$$b.py --json-out benchmarks/results/$$b.json; done
+	$(MAKE) bench-report
+
+bench-report:
+	$(BIN)/python benchmarks/report.py
 
 clean:
 	rm -rf $(VENV) $(LINT_DIR)/node_modules $(NEO4J_LOCAL)/target build dist *.egg-info

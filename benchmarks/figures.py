@@ -27,11 +27,21 @@ def add_json_out(parser: argparse.ArgumentParser) -> None:
 
 
 def command_line(argv: list[str] | None = None) -> str:
-    """The command as a user types it from the repository root: python benchmarks/x.py ..."""
+    """The command as a user types it from the repository root, `python benchmarks/x.py ...`,
+    without the --json-out option (where the figures went is not how they were made)."""
     args = sys.argv if argv is None else argv
     script = Path(args[0])
     shown = f"benchmarks/{script.name}" if script.suffix == ".py" else args[0]
-    return shlex.join(["python", shown, *args[1:]])
+    options: list[str] = []
+    skip = False
+    for arg in args[1:]:
+        if skip:
+            skip = False
+        elif arg == "--json-out":
+            skip = True
+        elif not arg.startswith("--json-out="):
+            options.append(arg)
+    return shlex.join(["python", shown, *options])
 
 
 def load_average() -> list[float]:
