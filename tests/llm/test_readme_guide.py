@@ -1,8 +1,8 @@
-"""The user guide (docs/guide.md) with the local model as the LLM (GRAPHMEM_LLM=openai for every line):
-turn extraction during `ingest` and the batch script, the insight controller of `tasks record
---feedback`, the summaries of `experience add`, and `chat-log`. Every line must exit 0 with no
-traceback, whatever the model answers; then every stored answer validates, on both engines the
-guide used, and `stats` shows the model's tokens.
+"""The user guide (docs/guide.md) with the local model as the LLM (GRAPHMEM_LLM=openai for every
+line): turn extraction during `ingest` and the batch script, the insight controller of `tasks
+record --feedback`, the summaries of `experience add`, and `chat-log`. Every line must exit 0
+with no traceback, whatever the model answers; then every stored answer validates, on both
+engines the guide used, and `stats` shows the model's tokens.
 
 The lines that start and stop a model server of their own (`make llm`, `eval "$(graphmem llm
 env)"`, `graphmem llm stop`) are left out: the suite's server plays that part, and

@@ -1,6 +1,6 @@
-"""Neo4j Browser, seen for real: the demo space (all four layers, filled the way the README's
-user guide fills it) on the local Neo4j, `graphmem browse --space demo --open` run like a user
-runs it, and every view it prints opened in Neo4j Browser 5.24 in headless Chromium.
+"""Neo4j Browser, seen for real: the demo space (all four layers, filled the way the user
+guide, docs/guide.md, fills it) on the local Neo4j, `graphmem browse --space demo --open` run
+like a user runs it, and every view it prints opened in Neo4j Browser 5.24 in headless Chromium.
 
 Per view: open its `--open` URL (Browser connects to the configured Neo4j; the first time the
 test types the password into the connect form), run what the URL put in the editor (the
@@ -55,7 +55,7 @@ GRAPHMEM = Path(sys.executable).with_name("graphmem")
 
 
 def fill_demo_space(memory: GraphMemory) -> None:
-    """The README user guide's commands, through the API they call."""
+    """The user guide's commands (docs/guide.md), through the API they call."""
     memory.conversation.ingest_file(EXAMPLES / "conversation.jsonl", space=SPACE)
     memory.facts.add_file(EXAMPLES / "facts.jsonl", space=SPACE)
     memory.facts.add_file(EXAMPLES / "facts_updates.jsonl", space=SPACE)

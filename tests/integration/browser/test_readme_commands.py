@@ -1,6 +1,6 @@
-"""The user guide (docs/guide.md), run as a new user would: every command of its fenced bash and python
-blocks, in order, in one shell session (an `export` or `eval` line's variables reach the lines
-after it), from a copy of the clone's layout, against a fresh GRAPHMEM_HOME. From "Start
+"""The user guide (docs/guide.md), run as a new user would: every command of its fenced bash and
+python blocks, in order, in one shell session (an `export` or `eval` line's variables reach the
+lines after it), from a copy of the clone's layout, against a fresh GRAPHMEM_HOME. From "Start
 Neo4j" on the guide runs on the local Neo4j it starts itself (`graphmem neo4j start`, on free
 ports here).
 
