@@ -135,3 +135,34 @@ def test_report_refuses_a_file_that_is_not_a_benchmark_result(
 def test_every_target_names_a_known_benchmark(report: ModuleType) -> None:
     assert {name for name, _ in report.TARGETS} <= set(report.COMMANDS)
     assert set(report.COMMANDS) == {path.stem for path in scripts()}
+
+
+def test_the_readme_headlines_come_from_the_runs(
+    report: ModuleType, figures: ModuleType, tmp_path: Path
+) -> None:
+    write_run(figures, tmp_path, "soak_crash", {"acknowledged writes lost": 0})
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "intro\n<!-- BEGIN headline figures -->\nstale\n<!-- END headline figures -->\nend\n"
+    )
+    report.update_readme(readme, report.load_runs(tmp_path))
+    assert readme.read_text() == (
+        "intro\n<!-- BEGIN headline figures -->\n"
+        "- soak_crash: acknowledged writes lost: **0** (target = 0), "
+        "`python benchmarks/soak_crash.py --x 1`\n"
+        "<!-- END headline figures -->\nend\n"
+    )
+    readme.write_text("no markers\n")
+    with pytest.raises(SystemExit, match="no <!-- BEGIN/END headline figures --> markers"):
+        report.update_readme(readme, {})
+
+
+def test_the_committed_readme_and_page_match_the_committed_results(report: ModuleType) -> None:
+    """README.md's headline block and docs/benchmarks.md are what `make bench-report` renders
+    from benchmarks/results/: a hand-edited figure fails here."""
+    runs = report.load_runs(BENCHMARKS / "results")
+    assert (BENCHMARKS.parent / "docs" / "benchmarks.md").read_text() == report.render(runs)
+    readme = (BENCHMARKS.parent / "README.md").read_text()
+    block = report.HEADLINE_REGION.search(readme)
+    assert block is not None
+    assert block.group(0) == (block.group(1) + report.headlines(runs) + block.group(2))
