@@ -64,7 +64,7 @@ TARGETS: dict[tuple[str, str], Target] = {
     ("facts_conflicts", "coordinated: dynamic answer accuracy"): Target(">=", 0.95),
     ("facts_conflicts", "coordinated: static answer accuracy"): Target(">=", 0.90),
     ("facts_conflicts", "coordinated: conditional answer accuracy"): Target(">=", 0.95),
-    ("facts_locality", "units read per update, 100000 / 1000 units"): Target("<=", 2, "x"),
+    ("facts_locality", "units read per update, largest / smallest store"): Target("<=", 2, "x"),
     ("insights_ablation", "full / add+keep pollution over the last 100 tasks"): Target("<=", 0.333),
     (
         "insights_retrieval",

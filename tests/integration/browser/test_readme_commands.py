@@ -125,3 +125,32 @@ def test_the_form_check_catches_a_bad_command(args: list[str], error: str) -> No
     check_graphmem(["graphmem", "facts", "add", "x.jsonl", "--space", "s"])
     with pytest.raises(Exception, match=error):
         check_graphmem(["graphmem", *args])
+
+
+def readme_commands() -> list[str]:
+    """Every command line of README.md's bash blocks (the tour, engines): a short page that the
+    guide test does not run, so its commands are at least held to the CLI's current form."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = []
+    for block in re.findall(r"^```bash\n(.*?)^```", readme, re.S | re.M):
+        for line in block.splitlines():
+            lines += [part.strip() for part in line.split("#", 1)[0].split("&&") if part.strip()]
+    return lines
+
+
+def test_the_readme_starts_with_the_two_commands_and_its_commands_parse() -> None:
+    commands = readme_commands()
+    assert commands[:2] == ["make demo", "make test"]
+    checked = 0
+    for line in commands:
+        args = shlex.split(line)
+        while args and re.fullmatch(r"[A-Z_]+=.*", args[0]):
+            args = args[1:]  # VAR=value prefixes
+        if args[0] == "graphmem":
+            check_graphmem(args)
+            checked += 1
+        elif args[0] == "make":
+            assert re.search(rf"^{args[1]}:", (REPO / "Makefile").read_text(), re.M)
+        else:
+            assert args[0] == "eval", f"README.md: unknown command {line}"
+    assert checked >= 10
