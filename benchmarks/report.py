@@ -142,8 +142,8 @@ for the run of the row above.
 def format_number(value: float | int | str) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, int) or (float(value).is_integer() and abs(value) >= 1):
-        return f"{int(value):,}"
+    if isinstance(value, int):
+        return f"{value:,}"
     if abs(value) >= 100:
         return f"{value:,.0f}"
     if abs(value) >= 10:
