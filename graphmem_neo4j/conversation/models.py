@@ -214,7 +214,7 @@ class FusionWeights:
     speaker: float = 0.0
     """Relative boost for turns spoken by a person the query names. 0: leave-one-conversation-out
     on LoCoMo dev chose none in every fold; the turn embedding ("Speaker: text") already carries
-    the name (docs/conversation.md, "The core constants")."""
+    the name (docs/design-notes.md, "Conversation retrieval")."""
     speaker_several: float = 0.15
     """The speaker boost for a question asking for several facts (text.asks_for_several)."""
     previous: float = 0.7
@@ -226,7 +226,7 @@ class FusionWeights:
     dated: float = 0.3
     """Added, for a question asking when (text.asks_when), to turns that mention a date entity:
     a date they name or a relative phrase resolved at ingestion (dated_turns.cypher). Chosen by
-    leave-one-conversation-out on LoCoMo dev (docs/conversation.md, "The time signal")."""
+    leave-one-conversation-out on LoCoMo dev (docs/design-notes.md, "Conversation retrieval")."""
     spread: float = 0.0
     """Spreading activation from the first-stage best turns through the entities they share
     with other turns (search_spread.cypher), divided by its best score: in [0, 1]. 0: off

@@ -53,7 +53,7 @@ class Updater:
         # active at once. A fact that depends only on such facts earlier in the batch is one
         # of them (its supporters are active, so it is: `validity`). Written `pending` and
         # flipped instead, every such unit was written twice, and FalkorDB 4.16 keeps a stale
-        # vector-index entry per write (docs/performance.md, "Recall at scale").
+        # vector-index entry per write (docs/design-notes.md, "FalkorDB's stale vector entries").
         fast: list[int] = []
         if policy == UpdatePolicy.APPEND_ONLY:
             fast = list(range(len(batch)))
