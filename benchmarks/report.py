@@ -229,7 +229,8 @@ def headlines(runs: Mapping[str, Mapping[str, Any]]) -> str:
         value = format_number(figure["value"]) + (f" {figure['unit']}" if figure["unit"] else "")
         target = TARGETS.get((name, figure_name))
         goal = f" (target {target})" if target else ""
-        lines.append(f"- {name}: {figure_name}: **{value}**{goal}, `{run['command']}`")
+        load = f"load {run['load_start'][0]:.1f} → {run['load_end'][0]:.1f}"
+        lines.append(f"- {name}: {figure_name}: **{value}**{goal}, `{run['command']}` ({load})")
     return "\n".join(lines) + "\n" if lines else ""
 
 

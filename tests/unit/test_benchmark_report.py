@@ -145,11 +145,13 @@ def test_the_readme_headlines_come_from_the_runs(
     readme.write_text(
         "intro\n<!-- BEGIN headline figures -->\nstale\n<!-- END headline figures -->\nend\n"
     )
-    report.update_readme(readme, report.load_runs(tmp_path))
+    runs = report.load_runs(tmp_path)
+    load = runs["soak_crash"]["load_start"][0], runs["soak_crash"]["load_end"][0]
+    report.update_readme(readme, runs)
     assert readme.read_text() == (
         "intro\n<!-- BEGIN headline figures -->\n"
         "- soak_crash: acknowledged writes lost: **0** (target = 0), "
-        "`python benchmarks/soak_crash.py --x 1`\n"
+        f"`python benchmarks/soak_crash.py --x 1` (load {load[0]:.1f} → {load[1]:.1f})\n"
         "<!-- END headline figures -->\nend\n"
     )
     readme.write_text("no markers\n")
