@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -77,6 +78,7 @@ def main() -> None:
     fake = fake_module.FakeOpenAI()
     fake.embedding_dimension = DIMENSION
     fake.responder = responder_for(script["steps"])
+    os.environ["MEM0_TELEMETRY"] = "False"  # no analytics calls from a test
     from mem0 import Memory
 
     config = {

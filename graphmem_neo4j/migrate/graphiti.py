@@ -1,0 +1,1 @@
+"""Graphiti → a migration plan (filled in below)."""
