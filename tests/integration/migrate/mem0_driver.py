@@ -120,7 +120,11 @@ def main() -> None:
         kwargs = {"user_id": step["user_id"]}
         memory.add([{"role": "user", "content": step["text"]}], infer=False, **kwargs)
         time.sleep(float(step.get("pause", 0.01)))
-    out = {u: memory.graph.get_all({"user_id": u}, limit=1000) for u in script["users"]}
+    dump = (Path(__file__).parent / "mem0_dump.cypher").read_text()
+    out = {
+        "get_all": {u: memory.graph.get_all({"user_id": u}, limit=1000) for u in script["users"]},
+        "relationships": memory.graph.graph.query(dump),
+    }
     print(json.dumps(out))
     fake.close()
 
