@@ -171,6 +171,9 @@ class PlanWriter:
         from ..conversation.models import TurnInput
 
         turns = sorted(plan.turns, key=lambda t: (t.timestamp, t.turn_id))
+        mentioned: dict[str, list[str]] = {}
+        for tid, entity in plan.mentions:
+            mentioned.setdefault(tid, []).append(entity)
         report = self.memory.conversation.add_turns(
             [
                 TurnInput(
@@ -179,7 +182,7 @@ class PlanWriter:
                     speaker=t.speaker,
                     text=t.text,
                     timestamp=t.timestamp,
-                    metadata={"source_id": t.source_id},
+                    metadata={"source_id": t.source_id, "mentions": mentioned.get(t.turn_id, [])},
                     source="graphiti",
                 )
                 for t in turns
