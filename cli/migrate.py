@@ -35,8 +35,9 @@ TARGET_SPACE = typer.Option(
     help="Target space (needs one source user/group; default: one space per user_id/group_id)",
 )
 DRY_RUN = typer.Option(
-    False, "--dry-run", help="Print what would be imported per space, and what is skipped and "
-    "why; write nothing"
+    False,
+    "--dry-run",
+    help="Print what would be imported per space, and what is skipped and why; write nothing",
 )
 
 
@@ -59,8 +60,17 @@ def mem0(
     """Mem0 1.0.x graph store: entities become Subjects (their type label the category),
     each relationship a fact valid from its created_at; soft-deleted ones (valid=false) are
     closed at invalidated_at, so `facts current --as-of` answers as the source did."""
-    _run("mem0", source_uri, source_user, source_password, source_database, user_id, space,
-         dry_run, as_json)
+    _run(
+        "mem0",
+        source_uri,
+        source_user,
+        source_password,
+        source_database,
+        user_id,
+        space,
+        dry_run,
+        as_json,
+    )
 
 
 @migrate_app.command("graphiti")
@@ -78,8 +88,17 @@ def graphiti(
     """Graphiti: episodes become turns (time order), entities Subjects, RELATES_TO edges
     facts with valid_at/invalid_at as valid time and created_at as recorded time (expired
     or invalidated ones closed), their episodes kept as the fact's source."""
-    _run("graphiti", source_uri, source_user, source_password, source_database, group_id,
-         space, dry_run, as_json)
+    _run(
+        "graphiti",
+        source_uri,
+        source_user,
+        source_password,
+        source_database,
+        group_id,
+        space,
+        dry_run,
+        as_json,
+    )
 
 
 def _run(
@@ -149,5 +168,6 @@ def _print(summary: dict[str, Any]) -> None:
         if len(skipped) > 20:
             typer.echo(f"  ... {len(skipped) - 20} more (--json lists all)")
     if "source_unchanged" in summary and not summary["source_unchanged"]:
-        typer.echo("note: the source's node/relationship counts changed during the run "
-                   "(another writer?)")
+        typer.echo(
+            "note: the source's node/relationship counts changed during the run (another writer?)"
+        )

@@ -112,11 +112,11 @@ def build_graphiti_plan(
 
     for m in mentions:
         group = _group(m.get("group_id"))
-        tid = turns_of.get(str(m.get("episode")))
-        if group is None or tid is None or not isinstance(m.get("entity"), str):
+        mentioning = turns_of.get(str(m.get("episode")))
+        if group is None or mentioning is None or not isinstance(m.get("entity"), str):
             plan.skip(m["element_id"], "mention", "episode or entity not imported")
             continue
-        plan.space(target(group), group).mentions.append((tid, m["entity"]))
+        plan.space(target(group), group).mentions.append((mentioning, m["entity"]))
 
     for row in reported:
         group = _group(row.get("group_id"))
@@ -138,9 +138,7 @@ def _episode_problem(ep: dict[str, Any], group: str | None) -> str:
     return ""
 
 
-def _fact(
-    plan: MigrationPlan, edge: dict[str, Any], turns_of: dict[str, str], target: Any
-) -> str:
+def _fact(plan: MigrationPlan, edge: dict[str, Any], turns_of: dict[str, str], target: Any) -> str:
     group = _group(edge.get("group_id"))
     if group is None:
         return "no group_id"

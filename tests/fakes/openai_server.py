@@ -19,9 +19,9 @@ import hashlib
 import json
 import math
 import threading
-from collections.abc import Callable
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 

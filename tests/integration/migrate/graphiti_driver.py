@@ -98,9 +98,7 @@ def contradicted(steps: list[dict[str, Any]], prompt: str) -> list[int]:
     for step in steps:
         news = [f[3] for f in step["facts"] if f[3] in prompt and f[3] not in listed_facts]
         if news and step.get("contradicts"):
-            return [
-                int(idx) for idx, fact in listed if any(c in fact for c in step["contradicts"])
-            ]
+            return [int(idx) for idx, fact in listed if any(c in fact for c in step["contradicts"])]
     return []
 
 
@@ -122,9 +120,7 @@ async def run(script: dict[str, Any]) -> dict[str, Any]:
         script["neo4j"]["password"],
         llm_client=OpenAIGenericClient(config=llm_config),
         embedder=OpenAIEmbedder(
-            OpenAIEmbedderConfig(
-                api_key="fake", base_url=fake.base_url, embedding_dim=DIMENSION
-            )
+            OpenAIEmbedderConfig(api_key="fake", base_url=fake.base_url, embedding_dim=DIMENSION)
         ),
         cross_encoder=OpenAIRerankerClient(config=llm_config),
     )

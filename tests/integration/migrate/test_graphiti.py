@@ -42,9 +42,7 @@ STEPS: list[dict[str, Any]] = [
         "text": "Alice: I left Acme and joined Globex in June.",
         "time": "2024-06-01T09:00:00+00:00",
         "entities": ["Alice", "Globex"],
-        "facts": [
-            ["Alice", "WORKS_AT", "Globex", "Alice works at Globex", "2024-06-01T09:00:00Z"]
-        ],
+        "facts": [["Alice", "WORKS_AT", "Globex", "Alice works at Globex", "2024-06-01T09:00:00Z"]],
         "contradicts": ["Alice works at Acme"],
     },
 ]

@@ -141,8 +141,9 @@ def test_one_user_into_a_named_space_on_the_source_server(
 ) -> None:
     """The source and the target may be one Neo4j: graphmem's nodes (with `space`) are never
     read back as Mem0's."""
-    settings = Settings(uri=source_neo4j.uri, user=source_neo4j.user,
-                        password=source_neo4j.password)
+    settings = Settings(
+        uri=source_neo4j.uri, user=source_neo4j.user, password=source_neo4j.password
+    )
     from graphmem_neo4j.embedder import HashEmbedder
 
     with GraphMemory(settings, embedder=HashEmbedder()) as memory:
@@ -164,8 +165,15 @@ def test_the_cli_prints_per_space_counts(
 
     from graphmem_neo4j.cli.main import app
 
-    args = ["migrate", "mem0", "--source-uri", source_neo4j.uri, "--source-password",
-            str(source_neo4j.password), "--dry-run"]
+    args = [
+        "migrate",
+        "mem0",
+        "--source-uri",
+        source_neo4j.uri,
+        "--source-password",
+        str(source_neo4j.password),
+        "--dry-run",
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "space alice (mem0 alice): would import" in result.output

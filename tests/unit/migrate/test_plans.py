@@ -13,17 +13,33 @@ from graphmem_neo4j.migrate.source import epoch_ms
 
 
 def node(eid: str, name: Any, user: Any = "alice", labels: tuple[str, ...] = ("person",)) -> Any:
-    return {"element_id": eid, "labels": list(labels), "name": name, "user_id": user,
-            "created": 1_700_000_000_000}
+    return {
+        "element_id": eid,
+        "labels": list(labels),
+        "name": name,
+        "user_id": user,
+        "created": 1_700_000_000_000,
+    }
 
 
 def rel(eid: str, **over: Any) -> dict[str, Any]:
     row = {
-        "element_id": eid, "type": "lives_in", "source_id": "n1", "source_name": "alice",
-        "source_user": "alice", "source_labels": ["person"], "target_id": "n2",
-        "target_name": "new_york", "target_user": "alice", "target_labels": ["city"],
-        "created": None, "created_at": 1_700_000_000_000, "updated_at": 1_700_000_500_000,
-        "mentions": 1, "valid": True, "invalidated_at": None,
+        "element_id": eid,
+        "type": "lives_in",
+        "source_id": "n1",
+        "source_name": "alice",
+        "source_user": "alice",
+        "source_labels": ["person"],
+        "target_id": "n2",
+        "target_name": "new_york",
+        "target_user": "alice",
+        "target_labels": ["city"],
+        "created": None,
+        "created_at": 1_700_000_000_000,
+        "updated_at": 1_700_000_500_000,
+        "mentions": 1,
+        "valid": True,
+        "invalidated_at": None,
     }
     row.update(over)
     return row
@@ -91,25 +107,55 @@ def test_graphiti_rows_become_turns_entities_and_bitemporal_facts() -> None:
     t = datetime(2024, 1, 10, 9, tzinfo=UTC)
     plan = build_graphiti_plan(
         episodes=[
-            {"element_id": "e1", "uuid": "u1", "group_id": "g", "content": "hi", "source":
-             "message", "source_description": "chat", "valid_at": t, "created_at": t,
-             "saga": None},
-            {"element_id": "e2", "uuid": "u2", "group_id": "g", "content": None,
-             "valid_at": t},
+            {
+                "element_id": "e1",
+                "uuid": "u1",
+                "group_id": "g",
+                "content": "hi",
+                "source": "message",
+                "source_description": "chat",
+                "valid_at": t,
+                "created_at": t,
+                "saga": None,
+            },
+            {"element_id": "e2", "uuid": "u2", "group_id": "g", "content": None, "valid_at": t},
         ],
         entities=[
-            {"element_id": "n1", "uuid": "a", "name": "Alice", "group_id": "g",
-             "labels": ["Entity", "Person"], "created_at": t},
+            {
+                "element_id": "n1",
+                "uuid": "a",
+                "name": "Alice",
+                "group_id": "g",
+                "labels": ["Entity", "Person"],
+                "created_at": t,
+            },
             {"element_id": "n2", "uuid": "b", "name": None, "group_id": "g", "labels": []},
         ],
         edges=[
-            {"element_id": "r1", "uuid": "x", "name": "WORKS_AT", "fact": "Alice works at Acme",
-             "group_id": "g", "episodes": ["u1"], "created_at": t, "expired_at": t,
-             "valid_at": "2024-01-01T00:00:00Z", "invalid_at": "2024-06-01T00:00:00Z",
-             "source_name": "Alice", "source_labels": ["Entity", "Person"],
-             "target_name": "Acme"},
-            {"element_id": "r2", "uuid": "y", "name": "KNOWS", "group_id": "g",
-             "created_at": None, "source_name": "Alice", "target_name": "Bob"},
+            {
+                "element_id": "r1",
+                "uuid": "x",
+                "name": "WORKS_AT",
+                "fact": "Alice works at Acme",
+                "group_id": "g",
+                "episodes": ["u1"],
+                "created_at": t,
+                "expired_at": t,
+                "valid_at": "2024-01-01T00:00:00Z",
+                "invalid_at": "2024-06-01T00:00:00Z",
+                "source_name": "Alice",
+                "source_labels": ["Entity", "Person"],
+                "target_name": "Acme",
+            },
+            {
+                "element_id": "r2",
+                "uuid": "y",
+                "name": "KNOWS",
+                "group_id": "g",
+                "created_at": None,
+                "source_name": "Alice",
+                "target_name": "Bob",
+            },
         ],
         mentions=[{"element_id": "m1", "episode": "u1", "entity": "Alice", "group_id": "g"}],
         reported=[{"group_id": "g", "kind": "communities", "count": 2}],
@@ -120,8 +166,11 @@ def test_graphiti_rows_become_turns_entities_and_bitemporal_facts() -> None:
     ]
     assert [(e.name, e.category) for e in space.entities] == [("Alice", "person")]
     (fact,) = space.facts
-    assert (fact.relation, fact.category, fact.text) == ("works_at", "person",
-                                                         "Alice works at Acme")
+    assert (fact.relation, fact.category, fact.text) == (
+        "works_at",
+        "person",
+        "Alice works at Acme",
+    )
     assert fact.valid_from == epoch_ms("2024-01-01T00:00:00Z")
     assert fact.valid_to == epoch_ms("2024-06-01T00:00:00Z")
     assert fact.recorded_at == int(t.timestamp() * 1000) and fact.closed
@@ -129,7 +178,9 @@ def test_graphiti_rows_become_turns_entities_and_bitemporal_facts() -> None:
     assert space.mentions == [("graphiti-u1", "Alice")]
     assert space.reported == {"communities": 2}
     assert {s.element_id: s.reason for s in plan.skipped} == {
-        "e2": "no content", "n2": "no name", "r2": "no created_at"
+        "e2": "no content",
+        "n2": "no name",
+        "r2": "no created_at",
     }
 
 
