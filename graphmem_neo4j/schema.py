@@ -19,7 +19,12 @@ from .store.base import GraphStore
 
 SYSTEM_LABELS = core_schema.SYSTEM_LABELS
 
-BOOTSTRAP = ("core/schema_meta_key", "core/schema_migration_key", "core/schema_lock_key")
+BOOTSTRAP = (
+    "core/schema_meta_key",
+    "core/schema_migration_key",
+    "core/schema_lock_key",
+    "core/schema_key_hash",
+)
 """Run before the migrations are read: the bookkeeping nodes' own uniqueness (Neo4j's MERGE
 creates two nodes when two transactions miss the same one at once)."""
 
