@@ -7,7 +7,19 @@ from pathlib import Path
 
 import typer
 
-from . import admin, browse, conversation, experience, facts, insights, llm, neo4j, recall, server
+from . import (
+    admin,
+    browse,
+    conversation,
+    experience,
+    facts,
+    insights,
+    llm,
+    neo4j,
+    recall,
+    serve,
+    server,
+)
 from .common import STATE
 
 app = typer.Typer(
@@ -58,6 +70,7 @@ insights.register(app)
 experience.register(app)
 recall.register(app)
 browse.register(app)
+serve.register(app)
 
 
 def _one_line_summaries(typer_app: typer.Typer) -> None:

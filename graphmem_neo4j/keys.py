@@ -91,10 +91,10 @@ class KeyRing:
                 "name": name,
             },
         )
-        record = self.check(key)
-        if record is None:  # pragma: no cover - the write above just made it
+        rows = self._store.read("keys/by_hash", {"hash": digest(key)})
+        if not rows:  # pragma: no cover - the write above just made it
             raise NotFound("the new key was not stored")
-        return key, record
+        return key, ApiKey.from_row(rows[0])
 
     def list(self) -> list[ApiKey]:
         return [ApiKey.from_row(row) for row in self._store.read("keys/list")]
