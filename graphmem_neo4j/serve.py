@@ -133,3 +133,37 @@ def run(memory: GraphMemory, *, host: str, port: int) -> None:
     import uvicorn
 
     uvicorn.run(build_app(memory), host=host, port=port, log_level="warning", lifespan="on")
+
+
+class Background:
+    """A server on a thread of this process (tests and benchmarks/serve_load.py)."""
+
+    def __init__(self, memory: GraphMemory, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        import socket
+
+        import uvicorn
+
+        if port == 0:
+            with socket.socket() as probe:
+                probe.bind((host, 0))
+                port = probe.getsockname()[1]
+        self.app = build_app(memory)
+        self.url = f"http://{host}:{port}{PATH}"
+        config = uvicorn.Config(self.app, host=host, port=port, log_level="warning", lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+
+    def __enter__(self) -> Background:
+        import time
+
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("graphmem serve did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=30)
