@@ -14,6 +14,7 @@ from .errors import SchemaMismatch
 from .experience import schema as experience_schema
 from .facts import schema as facts_schema
 from .insights import schema as insights_schema
+from .items import schema as items_schema
 from .schema_types import LayerSchema, Migration, NodeLabel, RelType, snake
 from .store.base import GraphStore
 
@@ -34,6 +35,7 @@ _LAYERS: tuple[LayerSchema, ...] = (
     facts_schema.SCHEMA,
     insights_schema.SCHEMA,
     experience_schema.SCHEMA,
+    items_schema.SCHEMA,
 )
 
 
