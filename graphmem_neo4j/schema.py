@@ -35,7 +35,6 @@ _LAYERS: tuple[LayerSchema, ...] = (
     facts_schema.SCHEMA,
     insights_schema.SCHEMA,
     experience_schema.SCHEMA,
-    items_schema.SCHEMA,
 )
 
 
@@ -48,7 +47,9 @@ def _space_indexes() -> LayerSchema:
     return LayerSchema(layer="space_index", migrations=(Migration(500, "space indexes", queries),))
 
 
-LAYERS: tuple[LayerSchema, ...] = (*_LAYERS, _space_indexes())
+LAYERS: tuple[LayerSchema, ...] = (*_LAYERS, _space_indexes(), items_schema.SCHEMA)
+"""Layers after the space indexes (600+) create their labels' space index themselves, after
+their (space, id) key: FalkorDB builds a composite index only on a label it has not indexed."""
 
 
 def labels() -> dict[str, NodeLabel]:
