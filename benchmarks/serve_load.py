@@ -55,9 +55,10 @@ def pct(values: Sequence[float], q: float) -> float:
 
 
 def operation(client: int, step: int) -> tuple[str, str, dict[str, Any]]:
-    """The step-th call of a client: ingest, search, recall, facts in turn."""
+    """The step-th call of a client: ingest, search, recall, facts in turn (clients start at
+    different points of the cycle, so every N sees the same mix)."""
     topic = TOPICS[(client + step) % len(TOPICS)]
-    kind = ("ingest", "search", "recall", "facts")[step % 4]
+    kind = ("ingest", "search", "recall", "facts")[(client + step) % 4]
     if kind == "ingest":
         turns = [
             {"speaker": "user", "text": f"Turn {step}: this weekend I went {topic} again."},
