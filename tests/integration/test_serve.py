@@ -272,3 +272,20 @@ def test_secrets_never_reach_the_logs(
     for secret in (key, wrong, key.split("_")[-1], wrong.split("_")[-1]):
         assert secret not in logged  # ... without the keys
     assert threading.active_count() >= 1
+
+
+def test_one_plain_post_is_one_call(memory: GraphMemory, served: Background, space: str) -> None:
+    """No MCP client needed: the server is stateless and answers JSON (docs/serve.md)."""
+    key, _ = KeyRing(memory.store).create([space])
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "add_turns", "arguments": {"turns": turns("plain post")}},
+    }
+    reply = post(served.url, json.dumps(body), key)
+    assert reply.status_code == 200 and reply.json()["result"]["isError"] is False
+    listed = post(served.url, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}), key)
+    tools = {t["name"]: t for t in listed.json()["result"]["tools"]}
+    assert "query" in tools["recall"]["inputSchema"]["properties"]
+    assert count_turns(memory, space) == 1
