@@ -88,7 +88,9 @@ async def client_loop(
         streamable_http_client(url, http_client=http) as (read, write, *_),
         ClientSession(read, write) as session,
     ):
+        started = time.perf_counter()
         await session.initialize()
+        done.append(("init", (time.perf_counter() - started) * 1000, True))
         step = 0
         while time.monotonic() < deadline and step < max_calls:
             kind, tool, args = operation(client, step)
@@ -111,7 +113,9 @@ async def run_n(url: str, keys: list[str], seconds: float, max_calls: int) -> di
         return_exceptions=True,
     )
     elapsed = time.monotonic() - start
-    calls = [c for r in per_client if isinstance(r, list) for c in r]
+    every = [c for r in per_client if isinstance(r, list) for c in r]
+    calls = [c for c in every if c[0] != "init"]
+    inits = [ms for kind, ms, _ in every if kind == "init"]
     failed_clients = sum(1 for r in per_client if isinstance(r, BaseException))
     latencies = [ms for _, ms, ok in calls if ok]
     return {
@@ -123,6 +127,7 @@ async def run_n(url: str, keys: list[str], seconds: float, max_calls: int) -> di
         "p95_ms": round(pct(latencies, 0.95), 1),
         "p99_ms": round(pct(latencies, 0.99), 1),
         "errors": sum(1 for *_, ok in calls if not ok) + failed_clients,
+        "session_init_p50_ms": round(pct(inits, 0.5), 1),
         "by_kind_p50_ms": {
             kind: round(pct([ms for k, ms, ok in calls if k == kind and ok], 0.5), 1)
             for kind in ("ingest", "search", "recall", "facts")
