@@ -5,7 +5,9 @@ memories through the injected store, with a scripted chat model; and the BaseSto
 from __future__ import annotations
 
 import asyncio
+import io
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from langgraph.store.base import BaseStore
 
 from graphmem_neo4j.integrations.langgraph import GraphMemStore
 from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.portability import export_space, import_dump
 
 
 class State(MessagesState):
@@ -149,3 +152,22 @@ def test_store_contract(memory: GraphMemory, space: str) -> None:
     # another space sees none of it
     other = GraphMemStore(memory, space=f"{space}-other")
     assert other.search(("a",)) == [] and other.list_namespaces() == []
+
+
+def test_store_items_round_trip_through_export(
+    memory: GraphMemory, space: str, tmp_path: Path
+) -> None:
+    store = GraphMemStore(memory, space=space)
+    store.put(("u", "notes"), "n1", {"content": "the spare key is under the blue pot"})
+    store.put(("u", "notes"), "n2", {"content": "the wifi password is on the fridge"})
+    buffer = io.StringIO()
+    original = export_space(memory, space, buffer)
+    dump = tmp_path / "items.jsonl"
+    dump.write_text(buffer.getvalue())
+    copy = f"{space}-copy"
+    restored = import_dump(memory, dump, space=copy)
+    assert restored.sha256 == original.sha256 and restored.nodes == original.nodes
+    found = GraphMemStore(memory, space=copy).search(("u",), query="spare key blue pot", limit=1)
+    assert [(i.key, i.value["content"]) for i in found] == [
+        ("n1", "the spare key is under the blue pot")
+    ]
