@@ -117,7 +117,7 @@ class GraphMemStore(BaseStore):
         self.memory = memory
         self.space = validate_space(space)
         self.fields: list[str] | None = list((index or {}).get("fields") or []) or None
-        self.items = ItemService(memory)
+        self.items = ItemService(memory.parts)
         self._lock = threading.Lock()
 
     # --- the two methods a BaseStore implements -------------------------------------------

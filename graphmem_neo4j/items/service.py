@@ -16,7 +16,7 @@ from ..nearest import Probe, nearest
 from ..schema import now_ms
 
 if TYPE_CHECKING:
-    from ..memory import GraphMemory
+    from ..deps import Parts
 
 SEP = "\x1f"
 """Ends every namespace part in `ns_path`, so ("a",) is a prefix of ("a", "b") but not of
@@ -69,12 +69,12 @@ class Write:
 
 
 class ItemService:
-    def __init__(self, memory: GraphMemory) -> None:
-        self.memory = memory
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def _exists(self, space: str) -> bool:
         try:
-            self.memory.require_space(space)
+            self.parts.require_space(space)
         except UnknownSpace:
             return False
         return True
@@ -107,41 +107,41 @@ class ItemService:
                 }
             )
         if rows:
-            self.memory.ensure_space(space)
-            self.memory.ensure_embedder_matches()
+            self.parts.ensure_space(space)
+            self.parts.ensure_embedder_matches()
             texts = [str(r["text"]) for r in rows if r["text"]]
-            vectors = iter(self.memory.embedder.embed(texts) if texts else [])
+            vectors = iter(self.parts.embedder.embed(texts) if texts else [])
             for r in rows:
                 r["embedding"] = next(vectors) if r["text"] else None
-            self.memory.store.write_batches(
+            self.parts.store.write_batches(
                 "items/put", rows, batch_size=200, params={"space": space, "now": now_ms()}
             )
         if deletes and self._exists(space):
-            self.memory.store.write("items/delete", {"space": space, "ids": deletes})
+            self.parts.store.write("items/delete", {"space": space, "ids": deletes})
 
     def get(self, space: str, keys: Sequence[tuple[tuple[str, ...], str]]) -> dict[str, Any]:
         """item id → StoredItem for the keys that exist."""
         if not keys or not self._exists(space):
             return {}
         ids = [item_id(ns, key) for ns, key in keys]
-        rows = self.memory.store.read("items/get", {"space": space, "ids": ids})
+        rows = self.parts.store.read("items/get", {"space": space, "ids": ids})
         return {row["id"]: StoredItem.from_row(row) for row in rows}
 
     def under(self, space: str, prefix: Sequence[str]) -> list[StoredItem]:
         """Every item whose namespace starts with `prefix`, most recently updated first."""
         if not self._exists(space):
             return []
-        rows = self.memory.store.read("items/list", {"space": space, "prefix": ns_path(prefix)})
+        rows = self.parts.store.read("items/list", {"space": space, "prefix": ns_path(prefix)})
         return [StoredItem.from_row(row) for row in rows]
 
     def search(self, space: str, prefix: Sequence[str], query: str, *, k: int) -> list[StoredItem]:
         """The k items under `prefix` whose embedded text is nearest `query`, best first."""
         if k < 1 or not self._exists(space):
             return []
-        self.memory.ensure_embedder_matches()
-        vector = self.memory.embedder.embed([query])[0]
+        self.parts.ensure_embedder_matches()
+        vector = self.parts.embedder.embed([query])[0]
         hits = nearest(
-            self.memory.store,
+            self.parts.store,
             "items/search_vector",
             [Probe("q", vector)],
             space=space,
@@ -153,5 +153,5 @@ class ItemService:
     def namespaces(self, space: str) -> list[tuple[str, ...]]:
         if not self._exists(space):
             return []
-        rows = self.memory.store.read("items/namespaces", {"space": space})
+        rows = self.parts.store.read("items/namespaces", {"space": space})
         return sorted({tuple(row["namespace"]) for row in rows})
