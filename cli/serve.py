@@ -88,7 +88,11 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
     def serve(
-        host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on"),
+        host: str = typer.Option(
+            "127.0.0.1",
+            "--host",
+            help="Address to listen on (0.0.0.0: every interface; put TLS in front)",
+        ),
         port: int = typer.Option(8765, "--port", help="TCP port"),
     ) -> None:
         """Serve the MCP tools over streamable HTTP at http://HOST:PORT/mcp. Every request

@@ -113,7 +113,9 @@ class KeyAuth:
             _CALLER.reset(reset)
 
 
-def build_app(memory: GraphMemory, *, max_body: int = MAX_BODY_BYTES) -> KeyAuth:
+def build_app(
+    memory: GraphMemory, *, host: str = "127.0.0.1", max_body: int = MAX_BODY_BYTES
+) -> KeyAuth:
     """The ASGI app `graphmem serve` runs: the SDK's Starlette app behind KeyAuth (which
     passes the lifespan through, so the SDK's session manager starts with the server)."""
     from .mcp_server import build_server
@@ -126,6 +128,7 @@ def build_app(memory: GraphMemory, *, max_body: int = MAX_BODY_BYTES) -> KeyAuth
         json_response=True,
         stateless_http=True,
         max_request_body_size=max_body,
+        host=host,  # on a loopback address the SDK also refuses other Host headers
     )
     return KeyAuth(inner, KeyRing(memory.store), lock, max_body)
 
@@ -134,7 +137,9 @@ def run(memory: GraphMemory, *, host: str, port: int) -> None:
     """Serve until interrupted."""
     import uvicorn
 
-    uvicorn.run(build_app(memory), host=host, port=port, log_level="warning", lifespan="on")
+    uvicorn.run(
+        build_app(memory, host=host), host=host, port=port, log_level="warning", lifespan="on"
+    )
 
 
 class Background:
@@ -149,7 +154,7 @@ class Background:
             with socket.socket() as probe:
                 probe.bind((host, 0))
                 port = probe.getsockname()[1]
-        self.app = build_app(memory)
+        self.app = build_app(memory, host=host)
         self.url = f"http://{host}:{port}{PATH}"
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
