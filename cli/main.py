@@ -18,6 +18,7 @@ from . import (
     migrate,
     neo4j,
     recall,
+    serve,
     server,
 )
 from .common import STATE
@@ -71,6 +72,7 @@ experience.register(app)
 recall.register(app)
 browse.register(app)
 migrate.register(app)
+serve.register(app)
 
 
 def _one_line_summaries(typer_app: typer.Typer) -> None:

@@ -30,7 +30,8 @@ class RelStyle:
 
 
 # One colour family per layer: conversation blues, facts greens, insights ambers/reds,
-# experience purples; the central label of each layer is the darkest and largest.
+# experience purples, key-value items tan; the central label of each layer is the darkest and
+# largest.
 NODE_STYLES: dict[str, NodeStyle] = {
     "Space": NodeStyle("#A5ABB6", "#9AA1AC", "#FFFFFF", 40, "{id}"),
     "Session": NodeStyle("#1F5FA8", "#174A84", "#FFFFFF", 65, "session {id}"),
@@ -51,6 +52,7 @@ NODE_STYLES: dict[str, NodeStyle] = {
     "Task": NodeStyle("#6A3D9A", "#552F7C", "#FFFFFF", 65, "{text}"),
     "Trajectory": NodeStyle("#A872C4", "#8E55AD", "#FFFFFF", 55, "{source_id} · {caption}"),
     "Action": NodeStyle("#D4B3E6", "#B98ED3", "#2A2C34", 45, "{raw}"),
+    "StoreItem": NodeStyle("#C7A47A", "#A98556", "#2A2C34", 45, "item {key}"),
 }
 
 _BLUE, _GREEN, _AMBER, _PURPLE = "#4C8EDA", "#5DB665", "#F36924", "#8E55AD"

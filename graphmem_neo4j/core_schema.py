@@ -2,8 +2,9 @@
 
 from .schema_types import LayerSchema, Migration, NodeLabel
 
-SYSTEM_LABELS = ("GraphMemMeta", "GraphMemMigration", "GraphMemLock")
-"""Schema bookkeeping and writer leases: no `space`, never exported, not counted in stats."""
+SYSTEM_LABELS = ("GraphMemMeta", "GraphMemMigration", "GraphMemLock", "GraphMemKey")
+"""Schema bookkeeping, writer leases and the API keys of `graphmem serve` (keys.py): no
+`space`, never exported, not counted in stats."""
 
 SCHEMA = LayerSchema(
     layer="core",

@@ -67,6 +67,13 @@ class NotFound(GraphMemError):
     exit_code = 5
 
 
+class Forbidden(GraphMemError):
+    """The caller's API key does not allow this: another space, or a write with a read-only
+    key (`graphmem serve`)."""
+
+    exit_code = 8
+
+
 class InputError(GraphMemError):
     """Bad user input; names where it was found so the user can fix it."""
 

@@ -34,11 +34,24 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(memory: GraphMemory, *, space: str) -> MCPServer[Any]:
+Gate = Callable[[str | None, bool], str]
+"""(the `space` a tool was given, whether the call writes) -> the space to use. Raises
+Forbidden when the caller may not (serve.py checks API keys there)."""
+
+
+def build_server(
+    memory: GraphMemory,
+    *,
+    space: str,
+    gate: Gate | None = None,
+    lock: threading.Lock | None = None,
+) -> MCPServer[Any]:
+    """The tools on `memory`. `gate` decides each call's space (default: the given one, else
+    `space`); `lock` serialises the calls (one GraphMemory serves them all)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    lock = threading.Lock()
+    lock = lock or threading.Lock()
     server: MCPServer[Any] = MCPServer(
         name="graphmem", instructions=INSTRUCTIONS, log_level="WARNING"
     )
@@ -57,7 +70,9 @@ def build_server(memory: GraphMemory, *, space: str) -> MCPServer[Any]:
         server.add_tool(wrapper)
         return wrapper
 
-    def target(given: str | None) -> str:
+    def target(given: str | None, writes: bool = False) -> str:
+        if gate is not None:
+            return gate(given, writes)
         return given if given is not None else space
 
     @tool
@@ -82,14 +97,14 @@ def build_server(memory: GraphMemory, *, space: str) -> MCPServer[Any]:
     ) -> dict[str, Any]:
         """Remember conversation turns: [{"speaker" (or "role"), "text" (or "content"),
         "timestamp"?: ISO-8601, "turn_id"?, "session"?}]. Sending a turn again stores it once."""
-        return memory.add_turns(turns, space=target(space), session=session).as_dict()
+        return memory.add_turns(turns, space=target(space, True), session=session).as_dict()
 
     @tool
     def add_facts(facts: list[dict[str, Any]], space: str | None = None) -> dict[str, Any]:
         """Add structured facts: [{"subject", "relation", "object", "category", "context"?,
         "valid_from"?: ISO-8601, "confidence"?: 0..1, "depends_on"?: [unit ids], "id"?,
         "source"?}]. A new value supersedes the old one; what depended on it is outdated."""
-        return memory.add_facts(facts, space=target(space)).as_dict()
+        return memory.add_facts(facts, space=target(space, True)).as_dict()
 
     @tool
     def record_task(
@@ -98,7 +113,7 @@ def build_server(memory: GraphMemory, *, space: str) -> MCPServer[Any]:
         """Record a finished task: {"id", "query", "status": "resolved"|"failed", "steps":
         [{"action", "observation", "role"?}], "answer"?, "feedback"?}. With `learn` the
         insights it was given are judged at once (otherwise call `feedback` later)."""
-        return memory.record_task(task, space=target(space), learn=learn).as_dict()
+        return memory.record_task(task, space=target(space, True), learn=learn).as_dict()
 
     @tool
     def add_trajectory(
@@ -109,13 +124,13 @@ def build_server(memory: GraphMemory, *, space: str) -> MCPServer[Any]:
         """Store one run of a task as an action decision graph: {"id", "task", "reward":
         0..1, "steps": [{"action", "observation"}], "initial_observation"?}. Exploration runs
         are compared with the task's expert run; the differences become its lessons."""
-        return memory.add_trajectory(trajectory, kind=kind, space=target(space)).as_dict()
+        return memory.add_trajectory(trajectory, kind=kind, space=target(space, True)).as_dict()
 
     @tool
     def feedback(task_id: str, dry_run: bool = False, space: str | None = None) -> dict[str, Any]:
         """Run the insight controller on a recorded task: keep, archive or revise each insight
         it was given, and maybe add one. `dry_run` only reports the decisions."""
-        return memory.feedback(task_id, space=target(space), dry_run=dry_run).as_dict()
+        return memory.feedback(task_id, space=target(space, not dry_run), dry_run=dry_run).as_dict()
 
     @tool
     def token_usage(space: str | None = None) -> dict[str, Any]:

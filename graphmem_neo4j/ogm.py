@@ -596,6 +596,18 @@ class Action(MemoryNode):
     next_action = _to("Action", "NEXT_ACTION", Decision)
 
 
+class StoreItem(MemoryNode):
+    namespace = _strings()
+    ns_path = StringProperty()
+    depth = IntegerProperty()
+    key = StringProperty()
+    value_json = StringProperty()
+    text = StringProperty()
+    embedding = _embedding()
+    created_at = IntegerProperty()
+    updated_at = IntegerProperty()
+
+
 NODE_CLASSES: tuple[type[MemoryNode], ...] = (
     Space,
     Session,
@@ -614,6 +626,7 @@ NODE_CLASSES: tuple[type[MemoryNode], ...] = (
     Task,
     Trajectory,
     Action,
+    StoreItem,
 )
 
 

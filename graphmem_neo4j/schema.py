@@ -14,12 +14,18 @@ from .errors import SchemaMismatch
 from .experience import schema as experience_schema
 from .facts import schema as facts_schema
 from .insights import schema as insights_schema
+from .items import schema as items_schema
 from .schema_types import LayerSchema, Migration, NodeLabel, RelType, snake
 from .store.base import GraphStore
 
 SYSTEM_LABELS = core_schema.SYSTEM_LABELS
 
-BOOTSTRAP = ("core/schema_meta_key", "core/schema_migration_key", "core/schema_lock_key")
+BOOTSTRAP = (
+    "core/schema_meta_key",
+    "core/schema_migration_key",
+    "core/schema_lock_key",
+    "core/schema_key_hash",
+)
 """Run before the migrations are read: the bookkeeping nodes' own uniqueness (Neo4j's MERGE
 creates two nodes when two transactions miss the same one at once)."""
 
@@ -41,7 +47,9 @@ def _space_indexes() -> LayerSchema:
     return LayerSchema(layer="space_index", migrations=(Migration(500, "space indexes", queries),))
 
 
-LAYERS: tuple[LayerSchema, ...] = (*_LAYERS, _space_indexes())
+LAYERS: tuple[LayerSchema, ...] = (*_LAYERS, _space_indexes(), items_schema.SCHEMA)
+"""Layers after the space indexes (600+) create their labels' space index themselves, after
+their (space, id) key: FalkorDB builds a composite index only on a label it has not indexed."""
 
 
 def labels() -> dict[str, NodeLabel]:

@@ -34,6 +34,8 @@ CALL () {
   MATCH (n:Trajectory {space: $space}) RETURN 'Trajectory' AS label, count(n) AS count
   UNION ALL
   MATCH (n:Action {space: $space}) RETURN 'Action' AS label, count(n) AS count
+  UNION ALL
+  MATCH (n:StoreItem {space: $space}) RETURN 'StoreItem' AS label, count(n) AS count
 }
 WITH label, count
 WHERE count > 0

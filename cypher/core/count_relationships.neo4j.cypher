@@ -34,6 +34,8 @@ CALL () {
   MATCH (:Trajectory {space: $space})-[r]->() RETURN type(r) AS type
   UNION ALL
   MATCH (:Action {space: $space})-[r]->() RETURN type(r) AS type
+  UNION ALL
+  MATCH (:StoreItem {space: $space})-[r]->() RETURN type(r) AS type
 }
 RETURN type, count(*) AS count
 ORDER BY type

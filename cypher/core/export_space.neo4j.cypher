@@ -35,6 +35,8 @@ CALL () {
   MATCH (n:Trajectory {space: $space}) RETURN n
   UNION ALL
   MATCH (n:Action {space: $space}) RETURN n
+  UNION ALL
+  MATCH (n:StoreItem {space: $space}) RETURN n
 }
 OPTIONAL MATCH (n)-[r]->(m)
 WHERE m.space = $space

@@ -16,6 +16,7 @@ RANGES = {
     "insights": (300, 399),
     "experience": (400, 499),
     "space_index": (500, 599),
+    "items": (600, 699),
 }
 
 

@@ -15,6 +15,7 @@ import pytest
 from graphmem_neo4j.conversation.models import ForgettingConfig
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.insights.parsing import read_tasks
+from graphmem_neo4j.items.service import ItemService, Write
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.portability import dump_records
 from graphmem_neo4j.settings import Settings
@@ -153,6 +154,13 @@ def populate(memory: GraphMemory, space: str, folder: Path) -> None:
     memory.experience.add_file(experience / "exploration.jsonl", kind="exploration", space=space)
     memory.recall("Where does Alice live?", space=space)
     memory.token_usage(space)  # the space's token counters are written
+    ItemService(memory.parts).write(  # what GraphMemStore (LangGraph) writes
+        space,
+        [
+            Write(("alice", "memories"), "m1", {"content": "Alice likes tea"}, "Alice likes tea"),
+            Write(("alice", "prefs"), "p1", {"lang": "en", "n": 2}, None),
+        ],
+    )
 
 
 def read_graph(memory: GraphMemory, space: str) -> Graph:

@@ -22,6 +22,12 @@ UNSCOPED = {
     "core/list_spaces",
     "core/lock_take",
     "core/lock_release",
+    # the API keys of `graphmem serve`: outside every space, each naming its own (keys.py)
+    "keys/create",
+    "keys/by_hash",
+    "keys/list",
+    "keys/revoke",
+    "keys/touch",
     # the size of the turn index every space shares: a count, no space's data (nearest.py)
     "conversation/indexed_turns",
 }

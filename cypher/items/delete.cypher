@@ -1,0 +1,4 @@
+UNWIND $ids AS id
+MATCH (n:StoreItem {space: $space, id: id})
+DELETE n
+RETURN count(*) AS deleted

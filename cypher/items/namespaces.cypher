@@ -1,0 +1,2 @@
+MATCH (n:StoreItem {space: $space})
+RETURN DISTINCT n.namespace AS namespace

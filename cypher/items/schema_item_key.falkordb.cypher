@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:StoreItem) ON (n.space, n.id)

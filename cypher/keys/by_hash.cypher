@@ -1,0 +1,3 @@
+MATCH (k:GraphMemKey {hash: $hash})
+RETURN k.id AS id, k.spaces AS spaces, k.read_only AS read_only, k.name AS name,
+       k.created_at AS created_at, k.last_used_at AS last_used_at, k.revoked_at AS revoked_at
