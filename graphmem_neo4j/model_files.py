@@ -61,7 +61,18 @@ def unsupported_by_numpy(model_dir: Path) -> str | None:
     if kinds != ["Transformer", "Pooling", "Normalize"]:
         return f"its modules are {kinds}, not Transformer, Pooling, Normalize"
     pooling = read_json(model_dir / str(modules[1].get("path", "")) / "config.json")
-    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
-    if modes != ["pooling_mode_mean_tokens"]:
-        return f"its pooling is {modes}, not the mean of the tokens"
+    if pooling_mode(model_dir) is None:
+        modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
+        return f"its pooling is {modes}, not the mean of the tokens nor the CLS token"
     return None
+
+
+def pooling_mode(model_dir: Path) -> str | None:
+    """`mean` or `cls`: how the model pools token vectors into one, from its Pooling module's
+    config; None for any other pooling."""
+    modules = read_json(model_dir / "modules.json")
+    pooling = read_json(model_dir / str(modules[1].get("path", "")) / "config.json")
+    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
+    return {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}.get(
+        modes[0] if len(modes) == 1 else ""
+    )
