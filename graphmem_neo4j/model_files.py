@@ -3,6 +3,7 @@ choice of runtime must not load one."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,19 @@ def pooling_mode(model_dir: Path) -> str | None:
     return {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}.get(
         modes[0] if len(modes) == 1 else ""
     )
+
+
+@functools.lru_cache(maxsize=16)
+def query_prefix(model: str) -> str:
+    """The text a model wants before a search query (its sentence-transformers `prompts`
+    entry `query`, e.g. BGE's "Represent this sentence for searching relevant passages: "),
+    or "" for a model without one, or a name that is not a model directory."""
+    try:
+        model_dir = resolve_model_dir(model)
+    except ConfigError:
+        return ""
+    path = model_dir / "config_sentence_transformers.json"
+    if not path.is_file():
+        return ""
+    prompts = read_json(path).get("prompts") or {}
+    return str(prompts.get("query", ""))

@@ -70,6 +70,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--pooling", choices=("cls", "mean"), required=True)
     parser.add_argument("--lower-case", action="store_true")
+    parser.add_argument("--query-prefix", default="", help="the model card's query instruction")
     args = parser.parse_args()
     tensors = weights(onnx.load(str(args.onnx_file)))
     layers = 1 + max(int(k.split(".")[2]) for k in tensors if k.startswith("encoder.layer."))
@@ -111,6 +112,8 @@ def main() -> None:
     (args.out / "1_Pooling" / "config.json").write_text(json.dumps(pooling, indent=2))
     st = {"max_seq_length": 512, "do_lower_case": args.lower_case}
     (args.out / "sentence_bert_config.json").write_text(json.dumps(st, indent=2))
+    prompts = {"prompts": {"query": args.query_prefix, "document": ""}}
+    (args.out / "config_sentence_transformers.json").write_text(json.dumps(prompts, indent=2))
     print(f"{args.out}: {len(tensors)} tensors, {layers} layers, {hidden} wide, {args.pooling} pooling")
 
 
