@@ -98,8 +98,18 @@ def main() -> None:
     (args.out / "config.json").write_text(json.dumps(config, indent=2))
     modules = [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
+        {
+            "idx": 1,
+            "name": "1",
+            "path": "1_Pooling",
+            "type": "sentence_transformers.models.Pooling",
+        },
+        {
+            "idx": 2,
+            "name": "2",
+            "path": "2_Normalize",
+            "type": "sentence_transformers.models.Normalize",
+        },
     ]
     (args.out / "modules.json").write_text(json.dumps(modules, indent=2))
     pooling = {
@@ -114,7 +124,9 @@ def main() -> None:
     (args.out / "sentence_bert_config.json").write_text(json.dumps(st, indent=2))
     prompts = {"prompts": {"query": args.query_prefix, "document": ""}}
     (args.out / "config_sentence_transformers.json").write_text(json.dumps(prompts, indent=2))
-    print(f"{args.out}: {len(tensors)} tensors, {layers} layers, {hidden} wide, {args.pooling} pooling")
+    print(
+        f"{args.out}: {len(tensors)} tensors, {layers} layers, {hidden} wide, {args.pooling}"
+    )
 
 
 if __name__ == "__main__":
