@@ -73,9 +73,11 @@ def test_reembed_moves_a_graph_to_a_new_model(
         assert (again.turns, again.entities) == (0, 0)
     with GraphMemory(engine_settings, embedder=Rolled()) as reopened:
         assert top_turn(reopened, space, query) == turn.turn_id
-    with GraphMemory(engine_settings, embedder=HashEmbedder(64)) as back:
-        with pytest.raises(SchemaMismatch, match="hash-64-rolled"):
-            back.conversation.search(query, space=space, k=1, mode="vector")
+    with (
+        GraphMemory(engine_settings, embedder=HashEmbedder(64)) as back,
+        pytest.raises(SchemaMismatch, match="hash-64-rolled"),
+    ):
+        back.conversation.search(query, space=space, k=1, mode="vector")
 
 
 def test_reembed_refuses_another_dimension(
