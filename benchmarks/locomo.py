@@ -6,7 +6,7 @@ Each conversation is ingested (offline extractor, no LLM) into its own space of 
 embedded FalkorDB; every question is then searched in every mode. Evidence recall@k =
 |evidence ∩ top-k turn ids| / |evidence| per question, averaged overall and per category
 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial). The baselines rank
-"Speaker: text" turns with our own BM25 (k1 1.2, b 0.75), with dense all-MiniLM-L6-v2 cosine,
+"Speaker: text" turns with our own BM25 (k1 1.2, b 0.75), with the run's embedder's cosine,
 and with their reciprocal-rank fusion, the way the reference figures were measured.
 """
 

@@ -124,9 +124,7 @@ def main() -> None:
     (args.out / "sentence_bert_config.json").write_text(json.dumps(st, indent=2))
     prompts = {"prompts": {"query": args.query_prefix, "document": ""}}
     (args.out / "config_sentence_transformers.json").write_text(json.dumps(prompts, indent=2))
-    print(
-        f"{args.out}: {len(tensors)} tensors, {layers} layers, {hidden} wide, {args.pooling}"
-    )
+    print(f"{args.out}: {len(tensors)} tensors, {layers} layers, {hidden} wide, {args.pooling}")
 
 
 if __name__ == "__main__":
