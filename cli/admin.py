@@ -1,4 +1,4 @@
-"""Whole-graph commands: init, doctor, stats, spaces, export, import."""
+"""Whole-graph commands: init, doctor, stats, spaces, export, import, reembed."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def register(app: typer.Typer) -> None:
     app.command()(spaces)
     app.command("export")(export_cmd)
     app.command("import")(import_cmd)
+    app.command()(reembed)
 
 
 @handle_errors
@@ -274,3 +275,34 @@ def _embedder_runtime(current: Any) -> str:
         return runtime(current)
     except ConfigError as e:
         return f"unavailable: {e}"
+
+
+@handle_errors
+def reembed(
+    space: str | None = SPACE,
+    batch_size: int = typer.Option(64, "--batch-size", help="nodes embedded per model call"),
+    as_json: bool = JSON,
+) -> None:
+    """Re-embed a space's conversation turns and entities with the configured embedding model
+    (GRAPHMEM_EMBEDDING_MODEL). Run it for every space; once no space holds vectors from the
+    graph's recorded model, the graph records the configured one and searches and writes
+    work again. Resumable: an interrupted run goes on where it stopped."""
+    memory = open_memory()
+    name = resolve_space(space)
+    from graphmem_neo4j.reembed import pending, reembed_space
+
+    total = sum(pending(memory.parts, name).values())
+    with progress(f"re-embedding {name}", total, enabled=not as_json) as advance:
+        report = reembed_space(memory.parts, name, batch_size=batch_size, on_progress=advance)
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    typer.echo(
+        f"re-embedded {report.turns} turns and {report.entities} entities of {name} "
+        f"with {report.model}"
+    )
+    if report.graph_switched:
+        typer.echo(f"the graph now records {report.model} (was {report.recorded})")
+    elif report.spaces_left:
+        left = ", ".join(f"{s} ({n} nodes)" for s, n in report.spaces_left.items())
+        typer.echo(f"the graph still records {report.recorded}: re-embed these spaces too: {left}")

@@ -1,4 +1,5 @@
-"""A sentence-transformers BERT model (Transformer → mean Pooling → Normalize) run in numpy.
+"""A sentence-transformers BERT model (Transformer → mean or CLS Pooling → Normalize) run in
+numpy.
 
 It reads the model directory sentence-transformers reads (config.json, tokenizer.json,
 model.safetensors, sentence_bert_config.json, 1_Pooling/config.json) and computes the same
@@ -25,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import ConfigError
-from .model_files import read_json, unsupported_by_numpy
+from .model_files import pooling_mode, read_json, unsupported_by_numpy
 
 Array = npt.NDArray[np.float32]
 
@@ -96,6 +97,7 @@ class BertEncoder:
         self.max_tokens = int(st_config.get("max_seq_length", config["max_position_embeddings"]))
         self.workers = min(4, os.cpu_count() or 1)
         self.lower_case = bool(st_config.get("do_lower_case", False))
+        self.cls_pooling = pooling_mode(model_dir) == "cls"
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(self.max_tokens)
@@ -208,8 +210,11 @@ class BertEncoder:
                 x + inner @ layer.output_weight.T + layer.output_bias, *layer.output_norm, self.eps
             )
         x = x.reshape(batch, length, self.hidden)
-        summed = np.einsum("bld,bl->bd", x, mask)
-        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        if self.cls_pooling:  # the first token's vector ([CLS]), as BGE models pool
+            pooled = x[:, 0, :]
+        else:
+            summed = np.einsum("bld,bl->bd", x, mask)
+            pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         unit: Array = (pooled / norms).astype(np.float32, copy=False)
         return unit

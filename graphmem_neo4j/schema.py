@@ -120,8 +120,9 @@ def check_embedding(state: SchemaState, model: str, dimension: int) -> None:
         raise SchemaMismatch(
             f"this graph stores {state.embedding_dimension}-d embeddings from "
             f"'{state.embedding_model}', but the configured embedder is '{model}' "
-            f"({dimension}-d); use the same model (GRAPHMEM_EMBEDDER / "
-            "GRAPHMEM_EMBEDDING_MODEL) or another database"
+            f"({dimension}-d); run `graphmem reembed --space SPACE` for each space to move "
+            "the graph to the configured model, or configure the recorded one again "
+            "(GRAPHMEM_EMBEDDING_MODEL / GRAPHMEM_EMBEDDER)"
         )
 
 

@@ -209,24 +209,28 @@ class FusionWeights:
     strong semantic match on the same footing as the best lexical match (3.0 chosen by
     leave-one-conversation-out on LoCoMo dev, with `previous` and `speaker`:
     docs/conversation.md, "The core constants")."""
-    graph: float = 0.3
-    """Entity-graph evidence, divided by its best score: in [0, 1]."""
+    graph: float = 0.0
+    """Entity-graph evidence, divided by its best score: in [0, 1]. 0: off by default (its
+    per-question gain on LoCoMo dev has a 95% interval holding 0, and it lowers one of the three
+    held-out conversations: docs/conversation.md, "Which rules are on"); 0.3 turns it on."""
     speaker: float = 0.0
     """Relative boost for turns spoken by a person the query names. 0: leave-one-conversation-out
     on LoCoMo dev chose none in every fold; the turn embedding ("Speaker: text") already carries
-    the name (docs/design-notes.md, "Conversation retrieval")."""
-    speaker_several: float = 0.15
-    """The speaker boost for a question asking for several facts (text.asks_for_several)."""
+    the name (docs/conversation.md, "The core constants")."""
+    speaker_several: float = 0.0
+    """The speaker boost for a question asking for several facts (text.asks_for_several). 0:
+    off by default (interval holds 0: docs/conversation.md, "Which rules are on")."""
     previous: float = 0.7
     """Share of the preceding turn's excess score a turn inherits (an answer follows its
     question; chosen by leave-one-conversation-out on LoCoMo dev)."""
     following: float = 0.1
     time: float = 0.3
     """Added for turns inside a time range the query names."""
-    dated: float = 0.3
+    dated: float = 0.0
     """Added, for a question asking when (text.asks_when), to turns that mention a date entity:
-    a date they name or a relative phrase resolved at ingestion (dated_turns.cypher). Chosen by
-    leave-one-conversation-out on LoCoMo dev (docs/design-notes.md, "Conversation retrieval")."""
+    a date they name or a relative phrase resolved at ingestion (dated_turns.cypher). 0: off by
+    default (interval holds 0, one held-out conversation loses: docs/conversation.md, "Which
+    rules are on"); 0.3 turns it on."""
     spread: float = 0.0
     """Spreading activation from the first-stage best turns through the entities they share
     with other turns (search_spread.cypher), divided by its best score: in [0, 1]. 0: off
@@ -238,9 +242,11 @@ class FusionWeights:
     """Spread only for questions asking for several facts (text.asks_for_several)."""
     spread_speakers: bool = True
     """When the question names participants, spread only to their turns."""
-    concept: float = 0.6
+    concept: float = 0.0
     """Turns mentioning entities whose names are close in embedding space to the query's words
-    or to the whole query (search_concepts.cypher), divided by its best score: in [0, 1]."""
+    or to the whole query (search_concepts.cypher), divided by its best score: in [0, 1]. 0:
+    off by default (interval holds 0: docs/conversation.md, "Which rules are on"); 0.6 turns
+    it on."""
     concept_roots: int = 5
     """Entities taken per query word from the entity vector index (0: no concept source)."""
     concept_probes: int = 8

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from ..errors import InputError
+from ..model_files import query_prefix
 from ..nearest import Probe, nearest, nearest_one
 from ..schema import now_ms
 from .deps import Parts
@@ -143,7 +144,9 @@ class Searcher:
     ) -> Scored:
         """The space's turns nearest the query; `indexed`, the turns of every space (read
         here when not given), makes the index lookup ask just enough candidates."""
-        vector = embedding if embedding is not None else self.parts.embedder.embed([query])[0]
+        if embedding is None:
+            embedding = self.parts.embedder.embed([self.query_text(query)])[0]
+        vector = embedding
         exact = self._scans(facts)
         if indexed is None and not exact:
             indexed = self.indexed_turns()
@@ -157,6 +160,11 @@ class Searcher:
             share=facts.stats.turns / indexed if indexed else None,
         )
         return [(Candidate.from_row(r), float(r["similarity"])) for r in rows]
+
+    def query_text(self, query: str) -> str:
+        """What the model embeds for a search query: the query behind the model's query
+        instruction, if its model directory names one (BGE models do)."""
+        return query_prefix(self.parts.embedder.name) + query
 
     def indexed_turns(self) -> int:
         return int(self.parts.store.read("conversation/indexed_turns")[0]["turns"])
@@ -227,7 +235,7 @@ class Searcher:
         w = self.config.weights
         several = asks_for_several(query)
         words = self.concept_probes(query)
-        vectors = self.parts.embedder.embed([query, *words])
+        vectors = self.parts.embedder.embed([self.query_text(query), *words])
         embedding = vectors[0]
         facts = facts_read.result()
         speakers = named_speakers(query, facts.speakers)

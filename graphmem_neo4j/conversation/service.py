@@ -96,7 +96,8 @@ class ConversationService:
         """The texts a hybrid search embeds for `query`, the query and its concept probes
         (recall embeds them in its one model call)."""
         assert self._searcher is not None
-        return [query, *self._searcher.concept_probes(query)]
+        searcher = self._searcher
+        return [searcher.query_text(query), *searcher.concept_probes(query)]
 
     def speakers(self, space: str) -> frozenset[str]:
         return self._state.facts(space).speakers

@@ -139,3 +139,22 @@ def test_import_rejects_a_malformed_dump_and_writes_nothing(
     code, _, err = run("import", str(bad), "--space", "victim")
     assert code == 6 and "unknown node label" in err and "field 'label'" in err
     assert run("stats", "--space", "victim")[0] == 5  # the space was never created
+
+
+def test_reembed_through_the_cli(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
+    assert run("ingest", str(example), "--space", "talk")[0] == 0
+    code, out, _ = run("reembed", "--space", "talk", "--json")
+    report = json.loads(out)
+    assert code == 0 and (report["turns"], report["entities"]) == (0, 0)
+    assert report["graph_model"] == "hash-256" and report["spaces_left"] == {}
+    # Another model: searching is refused with the fix named; reembed refuses a dimension
+    # the vector indexes were not built for, and the graph keeps its model.
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "numpy")
+    code, out, err = run("search", "adopt", "--space", "talk", "--mode", "vector")
+    assert code == 4 and "graphmem reembed --space" in err and "Traceback" not in out + err
+    code, out, err = run("reembed", "--space", "talk")
+    assert code == 4 and "keeps the dimension" in err
+    monkeypatch.setenv("GRAPHMEM_EMBEDDER", "hash")
+    code, out, _ = run("doctor", "--json")
+    assert json.loads(out)["schema"]["embedding_model"] == "hash-256"

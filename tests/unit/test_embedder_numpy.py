@@ -16,7 +16,7 @@ from graphmem_neo4j.embedder import (
     runtime,
 )
 from graphmem_neo4j.errors import ConfigError
-from graphmem_neo4j.model_files import resolve_model_dir, unsupported_by_numpy
+from graphmem_neo4j.model_files import query_prefix, resolve_model_dir, unsupported_by_numpy
 from graphmem_neo4j.settings import Settings
 
 TEXTS = [
@@ -129,14 +129,53 @@ def test_a_copied_local_model_runs_with_numpy(tmp_path: Path, numpy_minilm: Nump
     assert np.abs(np.asarray(local.embed(TEXTS[:2])) - numpy_minilm.embed(TEXTS[:2])).max() < 1e-6
 
 
-def test_pooling_other_than_the_mean_is_not_run_by_numpy(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+def _pool_with(model: Path, **modes: bool) -> None:
     pooling = model / "1_Pooling" / "config.json"
     config = json.loads(pooling.read_text())
-    config.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    config.update(pooling_mode_mean_tokens=False, **modes)
     pooling.write_text(json.dumps(config))
+
+
+def test_cls_pooling_gives_the_vectors_sentence_transformers_gives(tmp_path: Path) -> None:
+    """BGE models pool by the [CLS] token: the same weights with CLS pooling, both runtimes."""
+    model = _copy_model(tmp_path)
+    _pool_with(model, pooling_mode_cls_token=True)
+    assert unsupported_by_numpy(model) is None
+    ours = np.asarray(NumpyEmbedder(str(model)).embed(TEXTS))
+    theirs = np.asarray(SentenceTransformerEmbedder(str(model)).embed(TEXTS))
+    assert np.abs(ours - theirs).max() < 1e-5
+    mean = np.asarray(NumpyEmbedder().embed(TEXTS))
+    assert np.abs(ours - mean).max() > 0.1  # the pooling changed the vectors
+
+
+def test_other_pooling_is_not_run_by_numpy(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    _pool_with(model, pooling_mode_max_tokens=True)
     assert unsupported_by_numpy(model) == (
-        "its pooling is ['pooling_mode_cls_token'], not the mean of the tokens"
+        "its pooling is ['pooling_mode_max_tokens'], not the mean of the tokens nor the CLS token"
     )
     (model / "model.safetensors").unlink()
     assert unsupported_by_numpy(model) == "it has no model.safetensors"
+
+
+def test_a_models_query_instruction_comes_from_its_directory(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    assert query_prefix(str(model)) == ""
+    prompts = {"prompts": {"query": "Represent this: ", "document": ""}}
+    other = tmp_path / "other"
+    shutil.copytree(model, other, symlinks=True)
+    (other / "config_sentence_transformers.json").write_text(json.dumps(prompts))
+    assert query_prefix(str(other)) == "Represent this: "
+    assert query_prefix("hash-64") == ""
+
+
+def test_a_built_model_not_built_names_the_make_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRAPHMEM_HOME", str(tmp_path))
+    with pytest.raises(ConfigError, match="make model-bge"):
+        resolve_model_dir("bge-small-en-v1.5")
+    built = tmp_path / "models" / "bge-small-en-v1.5"
+    built.mkdir(parents=True)
+    (built / "model.safetensors").write_bytes(b"")
+    assert resolve_model_dir("bge-small-en-v1.5") == built

@@ -3,6 +3,8 @@ whose every line leads back to a node of the space."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from graphmem_neo4j.errors import InputError, UnknownSpace
@@ -205,6 +207,8 @@ def test_the_concept_probes_share_the_one_model_call(
     """A question asking for several facts also embeds its concept probes (the conversation
     layer's entity lookups): in recall's one call, not a second one of their own."""
     question = "What activities has Alice done with her family and which places did they visit?"
+    config = filled.conversation.config
+    filled.conversation.config = replace(config, weights=replace(config.weights, concept=0.6))
     probes = filled.conversation.query_texts(question)[1:]
     assert probes  # the concept source is on for this question
     filled.recall(question, space=space)

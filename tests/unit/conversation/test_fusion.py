@@ -14,7 +14,8 @@ from graphmem_neo4j.conversation.fusion import (
 from graphmem_neo4j.conversation.models import FusionWeights
 from graphmem_neo4j.conversation.text import TimeRange
 
-W = FusionWeights()
+W = FusionWeights(graph=0.3, speaker_several=0.15, dated=0.3, concept=0.6)
+"""The weights with the rules that are off by default switched on."""
 
 
 def c(

@@ -17,6 +17,10 @@ from graphmem_neo4j.schema import labels, relationships
 UNSCOPED = {
     "core/get_meta",
     "core/set_meta",
+    "core/set_embedding_model",
+    # how many nodes per space still hold vectors from another model: counts, no space's data
+    # (`graphmem reembed` switches the graph's model when none is left)
+    "core/embedded_not_on",
     "core/list_migrations",
     "core/record_migration",
     "core/list_spaces",
