@@ -43,7 +43,8 @@ $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/packag
 # here; starting it later needs only `java`.
 $(NEO4J_LOCAL)/target/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J_LOCAL)/src -name '*.java')
 	@echo "== setup: the local Neo4j for the tests (mvn package in $(NEO4J_LOCAL))"
-	@cd $(NEO4J_LOCAL) && $(QUIET) mvn -q -B package -DskipTests
+	@cd $(NEO4J_LOCAL) && MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC $$MAVEN_OPTS" \
+		$(QUIET) mvn -q -B package -DskipTests
 	@touch $@
 
 # A local Neo4j in the background on 127.0.0.1:$(NEO4J_PORT); prints what to export.

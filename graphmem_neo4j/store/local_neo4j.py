@@ -37,6 +37,7 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 7687
 MAIN_CLASS = "io.graphmem.neo4j.LocalNeo4j"
 SOURCE_MODULE = Path(__file__).resolve().parents[2] / "neo4j-local"
+MAVEN_JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 PACKAGED_MODULE = "graphmem_neo4j.neo4j_local"
 """The module's pom and source as package data (an installed wheel's copy)."""
 
@@ -154,10 +155,14 @@ def install(module: Path | None = None) -> Path:
 def build(module: Path | None = None) -> None:
     """`mvn package`: compile the launcher and list its classpath (jars resolved into ~/.m2)."""
     module = module or module_dir()
+    # Maven's own JVM: the C1 compiler and one GC thread start it about 3x faster on two
+    # cores (a build is seconds of work); the user's MAVEN_OPTS come last and win.
+    maven_opts = f"{MAVEN_JVM_OPTS} {os.environ.get('MAVEN_OPTS', '')}".strip()
     try:
         done = subprocess.run(
             ["mvn", "-q", "-B", "package", "-DskipTests"],
             cwd=module,
+            env={**os.environ, "MAVEN_OPTS": maven_opts},
             capture_output=True,
             text=True,
             check=False,

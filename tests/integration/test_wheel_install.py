@@ -1,6 +1,6 @@
 """`pip install` gives the whole product: the wheel, built from this checkout and installed into
-a fresh venv outside it, runs the README guide's embedded part and its quick-start search (with
-the default model) and builds, starts and checks a local Neo4j from the
+a fresh venv outside it, runs the README guide's ingest and its quick-start search (the embedded
+engine and the default model) and builds, starts and checks a local Neo4j from the
 Maven module it carries (`graphmem neo4j start` builds it into GRAPHMEM_HOME on first use).
 
 The venv gets the wheel alone (`--no-deps`, no index); its dependencies come from the test
@@ -31,16 +31,14 @@ SOURCE_ENTRIES = ("pyproject.toml", "README.md", "graphmem_neo4j", "cli", "cyphe
 README = REPO / "README.md"
 
 
-def _embedded_guide() -> list[list[str]]:
-    """The README guide's runnable lines before it starts Neo4j (the embedded engine), as argv."""
-    lines: list[list[str]] = []
+def _guide_ingest() -> list[str]:
+    """The README guide's first line, the embedded engine's ingest, as argv."""
     for step in STEPS:
-        if step.text.startswith("graphmem neo4j start"):
-            return lines
         if step.needs is None:
-            assert step.kind == "bash" and step.text.startswith("graphmem "), step
-            lines.append(shlex.split(step.text, comments=True))
-    raise AssertionError("the README guide never runs `graphmem neo4j start`")
+            argv = shlex.split(step.text, comments=True)
+            assert argv[:2] == ["graphmem", "ingest"], step
+            return argv
+    raise AssertionError("the README guide has no runnable line")
 
 
 def _readme_search() -> list[str]:
@@ -113,10 +111,7 @@ def test_the_installed_wheel_runs_the_guide_and_a_local_neo4j(
     assert not Path(where.strip()).is_relative_to(REPO)
 
     graphmem = str(installed / "graphmem")
-    guide = _embedded_guide()
-    assert guide[0][:2] == ["graphmem", "ingest"]
-    for argv in guide:
-        _run([graphmem, *argv[1:]], env, work)
+    _run([graphmem, *_guide_ingest()[1:]], env, work)
     found = json.loads(_run([graphmem, *_readme_search()[1:], "--json"], env, work))
     assert found, "search found nothing in the ingested conversation"
     _run([graphmem, "server", "stop"], env, work)
