@@ -63,7 +63,7 @@ chromium:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 browser-test: setup chromium
-	$(BIN)/python -m pytest -m browser tests/integration/browser/test_neo4j_browser.py
+	$(BIN)/python -m pytest -m browser --durations=10 tests/integration/browser/test_neo4j_browser.py
 
 # The same test, writing its screenshots into docs/img (the pictures the docs show).
 screenshots: setup chromium
@@ -105,7 +105,7 @@ llm-stop:
 
 # Every LLM path against the real small model (tests/llm; the suite starts its own server).
 llm-test: setup llm-runtime
-	$(BIN)/python -m pytest -m llm tests/llm; rc=$$?; \
+	$(BIN)/python -m pytest -m llm --durations=20 tests/llm; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 demo: $(VENV)/.package
@@ -121,7 +121,7 @@ lint: setup
 
 # pytest exits 5 when it collected nothing: that is a failure here, not a pass.
 test: lint
-	$(BIN)/python -m pytest; rc=$$?; \
+	$(BIN)/python -m pytest --durations=20; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 unit: setup
