@@ -68,7 +68,7 @@ def install(as_json: bool = JSON) -> None:
 
     module = local_neo4j.module_dir(settings().home)
     built = local_neo4j.is_built(module)
-    if not built:
+    if not built and local_neo4j.unavailable_reason(module) is None:
         _announce_build(module)
     local_neo4j.install(module)
     if as_json:
@@ -127,10 +127,11 @@ def start(
     current = settings()
     if current.password is not None:
         server.password(current.password.get_secret_value())
-    from graphmem_neo4j.store.local_neo4j import is_built
+    from graphmem_neo4j.store.local_neo4j import is_built, unavailable_reason
 
-    if not server.status().running and not is_built(server.module):
-        _announce_build(server.module)
+    module = server.module
+    if not (server.status().running or is_built(module) or unavailable_reason(module)):
+        _announce_build(module)
     status = server.start(detach=True)
     if as_json:
         emit_json(status.as_dict())
