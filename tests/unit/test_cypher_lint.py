@@ -14,7 +14,15 @@ import pytest
 from graphmem_neo4j.queries import queries_for
 
 LINT_DIR = Path(__file__).resolve().parents[1] / "cypher_lint"
-WORKERS = max(1, min(2, os.cpu_count() or 1))
+WORKERS = 2
+"""At most this many node processes; fewer when the cores are busy (see `worker_count`)."""
+
+
+def worker_count(count: int) -> int:
+    """One node process per idle core, up to WORKERS: on saturated cores a second process
+    only adds switching (60 queries took 93 s alone and 101-132 s split in two at load 20)."""
+    idle = (os.cpu_count() or 1) - int(os.getloadavg()[0] + 0.5)
+    return max(1, min(WORKERS, idle, count))
 
 
 def lint(queries: dict[str, str]) -> dict[str, list[str]]:
@@ -24,8 +32,8 @@ def lint(queries: dict[str, str]) -> dict[str, list[str]]:
             "the Cypher linter is not installed: run `make setup` (npm ci in tests/cypher_lint)"
         )
     # The analyser takes about half a second a query on one core: the queries are shared out
-    # over one node process per core, longest first to whichever has the least text so far.
-    shares: list[list[dict[str, str]]] = [[] for _ in range(min(WORKERS, len(queries)))]
+    # over one node process per idle core, longest first to whichever has the least text.
+    shares: list[list[dict[str, str]]] = [[] for _ in range(worker_count(len(queries)))]
     for name, text in sorted(queries.items(), key=lambda item: -len(item[1])):
         min(shares, key=lambda share: sum(len(q["text"]) for q in share)).append(
             {"name": name, "text": text}
