@@ -43,7 +43,8 @@ $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/packag
 # here; starting it later needs only `java`.
 $(NEO4J_LOCAL)/target/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J_LOCAL)/src -name '*.java')
 	@echo "== setup: the local Neo4j for the tests (mvn package in $(NEO4J_LOCAL))"
-	@cd $(NEO4J_LOCAL) && $(QUIET) mvn -q -B package -DskipTests
+	@cd $(NEO4J_LOCAL) && MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC $$MAVEN_OPTS" \
+		$(QUIET) mvn -q -B package -DskipTests
 	@touch $@
 
 # A local Neo4j in the background on 127.0.0.1:$(NEO4J_PORT); prints what to export.
@@ -62,7 +63,7 @@ chromium:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 browser-test: setup chromium
-	$(BIN)/python -m pytest -m browser tests/integration/browser/test_neo4j_browser.py
+	$(BIN)/python -m pytest -m browser --durations=10 tests/integration/browser/test_neo4j_browser.py
 
 # The same test, writing its screenshots into docs/img (the pictures the docs show).
 screenshots: setup chromium
@@ -104,7 +105,7 @@ llm-stop:
 
 # Every LLM path against the real small model (tests/llm; the suite starts its own server).
 llm-test: setup llm-runtime
-	$(BIN)/python -m pytest -m llm tests/llm; rc=$$?; \
+	$(BIN)/python -m pytest -m llm --durations=20 tests/llm; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 demo: $(VENV)/.package
@@ -161,7 +162,7 @@ $(MIGRATE_VENVS)/graphiti-core-$(GRAPHITI_VERSION)/.installed:
 
 # pytest exits 5 when it collected nothing: that is a failure here, not a pass.
 test: lint migrate-venvs
-	$(BIN)/python -m pytest; rc=$$?; \
+	$(BIN)/python -m pytest --durations=20; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 unit: setup

@@ -1,8 +1,10 @@
-"""`graphmem neo4j start|stop|status|env`: a local Neo4j Community server without Docker, run by
-Java from the `neo4j-local/` Maven module (built by `make setup`)."""
+"""`graphmem neo4j install|start|stop|status|env`: a local Neo4j Community server without Docker,
+run by Java from the `neo4j-local/` Maven module (built by `make setup` in a checkout; from an
+installed wheel, by `install` or the first `start`, into GRAPHMEM_HOME/neo4j-local)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -34,9 +36,45 @@ def _server(port: int, http_port: int | None = None) -> LocalNeo4j:
         from graphmem_neo4j.browse import post_connect_command
 
         post_connect = post_connect_command()
+    from graphmem_neo4j.store.local_neo4j import module_dir
+
+    home = settings().home
     return LocalNeo4j(
-        settings().home / "neo4j", port, http_port=http_port, post_connect=post_connect
+        home / "neo4j",
+        port,
+        http_port=http_port,
+        post_connect=post_connect,
+        module=module_dir(home),
     )
+
+
+def _announce_build(module: Path) -> None:
+    """One line on stderr before Maven runs: the first build takes minutes."""
+    typer.echo(
+        f"building the local Neo4j in {module} with Maven (the first time it downloads the "
+        "Neo4j jars into ~/.m2: a few minutes)",
+        err=True,
+    )
+
+
+@app.command()
+@handle_errors
+def install(as_json: bool = JSON) -> None:
+    """Build the local Neo4j once (also done by the first `start`): copy its Maven module into
+    GRAPHMEM_HOME/neo4j-local (a source checkout builds neo4j-local/ in place) and run
+    `mvn package`, which resolves Neo4j's jars into ~/.m2. Needs Java 17+ and Maven 3; later
+    starts need Java only. Does nothing when it is built already."""
+    from graphmem_neo4j.store import local_neo4j
+
+    module = local_neo4j.module_dir(settings().home)
+    built = local_neo4j.is_built(module)
+    if not built and local_neo4j.unavailable_reason(module) is None:
+        _announce_build(module)
+    local_neo4j.install(module)
+    if as_json:
+        emit_json({"module": str(module), "built_now": not built})
+    else:
+        typer.echo(f"local Neo4j {'built' if not built else 'already built'} in {module}")
 
 
 def _exports(uri: str) -> str:
@@ -89,6 +127,11 @@ def start(
     current = settings()
     if current.password is not None:
         server.password(current.password.get_secret_value())
+    from graphmem_neo4j.store.local_neo4j import is_built, unavailable_reason
+
+    module = server.module
+    if not (server.status().running or is_built(module) or unavailable_reason(module)):
+        _announce_build(module)
     status = server.start(detach=True)
     if as_json:
         emit_json(status.as_dict())

@@ -143,13 +143,13 @@ def engine_settings(request: pytest.FixtureRequest) -> Settings:
         )
     uri, user, password = request.getfixturevalue("neo4j_uri")
     # Neo4j Community has one user database: each test starts from an empty one.
-    reset_neo4j(uri, user, password)
+    empty_neo4j(uri, user, password)
     return Settings(uri=uri, user=user, password=password)
 
 
 def reset_neo4j(uri: str, user: str, password: str) -> None:
-    """Empty the database: data, then indexes and constraints (a test may use another
-    embedding dimension than the last one, and the vector indexes fix it)."""
+    """Empty the database to a store with no schema at all: data, then indexes and
+    constraints (for the tests of the schema itself; the others use `empty_neo4j`)."""
     import neo4j
 
     with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
@@ -159,6 +159,23 @@ def reset_neo4j(uri: str, user: str, password: str) -> None:
             driver.execute_query("DROP CONSTRAINT $name IF EXISTS", name=record["name"])
         for record in driver.execute_query(
             "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+        ).records:
+            driver.execute_query("DROP INDEX $name IF EXISTS", name=record["name"])
+
+
+def empty_neo4j(uri: str, user: str, password: str) -> None:
+    """An empty database as a fresh one behaves, at a fraction of `reset_neo4j`'s cost: every
+    node goes, the schema and migration records with them, so the next GraphMemory applies
+    every migration again; each is IF NOT EXISTS, so the range, full-text and uniqueness
+    indexes left in place make them quick. Vector indexes are dropped: they fix a dimension,
+    and the next test may embed with another one."""
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
+        with driver.session() as session:  # IN TRANSACTIONS needs an auto-commit transaction
+            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS").consume()
+        for record in driver.execute_query(
+            "SHOW INDEXES YIELD name, type WHERE type = 'VECTOR' RETURN name"
         ).records:
             driver.execute_query("DROP INDEX $name IF EXISTS", name=record["name"])
 

@@ -19,7 +19,7 @@ from graphmem_neo4j.portability import canonical, dump_records, space_digest
 from graphmem_neo4j.schema import frozen_clock
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import reset_neo4j
+from tests.conftest import empty_neo4j
 
 pytestmark = pytest.mark.neo4j
 
@@ -68,7 +68,7 @@ def engines(
     falkordb_server: EmbeddedServer, neo4j_uri: tuple[str, str, str], minilm: Embedder
 ) -> Iterator[tuple[GraphMemory, GraphMemory]]:
     uri, user, password = neo4j_uri
-    reset_neo4j(uri, user, password)
+    empty_neo4j(uri, user, password)
     falkor = Settings(
         home=falkordb_server.home,
         embedded_port=falkordb_server.port,

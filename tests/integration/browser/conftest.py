@@ -20,7 +20,7 @@ from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.portability import dump_records
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import reset_neo4j
+from tests.conftest import empty_neo4j
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples"
@@ -191,7 +191,7 @@ def populated(
         space = SPACE
     else:
         uri, user, password = request.getfixturevalue("neo4j_uri")
-        reset_neo4j(uri, user, password)
+        empty_neo4j(uri, user, password)
         settings = Settings(uri=uri, user=user, password=password, embedder="hash", llm="none")
         space = f"{SPACE}-{uuid.uuid4().hex[:8]}"
     with GraphMemory(settings, embedder=HashEmbedder(256)) as memory:

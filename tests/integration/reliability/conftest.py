@@ -18,7 +18,7 @@ from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.base import BatchingMixin, GraphStore, Params, Row
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from tests.conftest import free_port, reset_neo4j
+from tests.conftest import empty_neo4j, free_port
 
 from .helpers import cli_env, settings_for
 
@@ -46,7 +46,7 @@ def engine(request: pytest.FixtureRequest) -> Engine:
     uri, user, password = request.getfixturevalue("neo4j_uri")
 
     def fresh() -> dict[str, str]:
-        reset_neo4j(uri, user, password)
+        empty_neo4j(uri, user, password)
         env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
         env.update(
             GRAPHMEM_URI=uri,
