@@ -220,6 +220,7 @@ class Learner:
         *,
         experts_only: bool = False,
         task: str | None = None,
+        task_type: str | None = None,
         rescore: bool = True,
     ) -> list[dict[str, Any]]:
         """The k nearest tasks; given the `task` text, only those similar to it in the sense
@@ -241,10 +242,11 @@ class Learner:
 
         if task is None:
             return fetch(k)
-        key = task_key(task)
+        reader = self.parts.structures(space, "experience")
+        key = task_key(task, reader, task_type)
         for n in (OVERFETCH * k, OVERFETCH_MAX):  # a second, wider look when the first is short
             rows = fetch(n)
-            kept = similar_tasks(key, rows, lambda r: task_key(str(r["text"])), k)
+            kept = similar_tasks(key, rows, lambda r: task_key(str(r["text"]), reader), k)
             if len(kept) >= k or len(rows) < n:
                 break
         return kept

@@ -1,0 +1,52 @@
+"""Each space's goal model (`task_model.GoalModel`), fitted from the space's own history and
+refitted when the space has recorded more tasks since (a count query per use)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from .store import GraphStore
+from .task_model import GoalModel
+from .task_similarity import KeyReader
+from .task_structure import trajectory_structure
+
+LAYERS = ("insights", "experience")
+
+
+class SpaceModels:
+    """Goal models per (layer, space), cached for one store."""
+
+    def __init__(self, pack_name: str = "") -> None:
+        self.pack_name = pack_name
+        self._cache: dict[tuple[str, str], tuple[int, GoalModel]] = {}
+        self._lock = threading.Lock()
+
+    def reader(self, store: GraphStore, space: str, layer: str) -> KeyReader:
+        """How goals are read in this space of this layer ("insights" or "experience")."""
+        if layer not in LAYERS:
+            raise ValueError(f"unknown layer {layer!r}")
+        rows = store.read(f"{layer}/structures_latest", {"space": space})
+        count = int(rows[0]["n"]) if rows else 0
+        with self._lock:
+            cached = self._cache.get((layer, space))
+        if cached is None or cached[0] != count:
+            model = GoalModel.fit(_labelled(store, space, layer))
+            with self._lock:
+                self._cache[(layer, space)] = (count, model)
+        else:
+            model = cached[1]
+        return KeyReader.of(model, self.pack_name)
+
+
+def _labelled(store: GraphStore, space: str, layer: str) -> list[tuple[str, str]]:
+    rows = store.read(f"{layer}/structures", {"space": space})
+    if layer == "insights":
+        return [(str(r["text"]), str(r["key"])) for r in rows]
+    found = []
+    for row in rows:
+        actions = [str(step[0]) for step in json.loads(row["steps_json"])]
+        key = trajectory_structure(actions)
+        if key is not None:
+            found.append((str(row["text"]), key))
+    return found
