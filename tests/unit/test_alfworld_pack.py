@@ -1,6 +1,7 @@
 """The optional ALFWorld domain pack: its reading of ALFWorld goals and actions."""
 
 import pytest
+
 from graphmem_neo4j.domain_packs import load_pack
 from graphmem_neo4j.domain_packs.alfworld import trajectory_procedure
 from graphmem_neo4j.task_similarity import (
