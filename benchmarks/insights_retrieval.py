@@ -30,14 +30,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from graphmem_neo4j.domain_packs.alfworld import PROCEDURES
+from graphmem_neo4j.domain_packs.alfworld import procedure as task_key
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.insights.models import RetrievalParams
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.nearest import nearest_one
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from graphmem_neo4j.domain_packs.alfworld import PROCEDURES
-from graphmem_neo4j.domain_packs.alfworld import procedure as task_key
 
 DIM = 384
 TOPIC = 20
