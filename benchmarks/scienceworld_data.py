@@ -9,7 +9,8 @@ For each task type (ScienceWorld's task names) and its first --variations TRAIN 
 sequence is replayed with `step()`, which records every observation and the real score. Then two
 exploration runs per variation are replayed and scored the same way:
 
-- partial: the gold run cut at a random point in its second half;
+- partial: the gold run cut at a random point in its second half (the gold replay's steps and
+  its score at that step: the simulator is deterministic);
 - perturbed: one gold action dropped, or two adjacent ones swapped, and the run cut after
   --tail further actions.
 
@@ -36,18 +37,18 @@ from pathlib import Path
 from typing import Any
 
 
-def replay(env: Any, actions: list[str]) -> tuple[list[dict[str, str]], int, str]:
-    """Steps with their observations, the final score, and the initial observation."""
+def replay(env: Any, actions: list[str]) -> tuple[list[dict[str, str]], list[int], str]:
+    """Steps with their observations, the score after each, and the initial observation."""
     initial, _ = env.reset()
     steps = []
-    score = 0
+    scores = []
     for action in actions:
         observation, _, done, info = env.step(action)
         steps.append({"action": action, "observation": str(observation).strip()})
-        score = int(info.get("score", 0))
+        scores.append(int(info.get("score", 0)))
         if done:
             break
-    return steps, score, str(initial).strip()
+    return steps, scores, str(initial).strip()
 
 
 def row(
@@ -69,15 +70,14 @@ def row(
     }
 
 
-def explorations(gold: list[str], rng: random.Random, tail: int) -> dict[str, list[str]]:
+def perturbed(gold: list[str], rng: random.Random, tail: int) -> list[str]:
     n = len(gold)
-    cut = rng.randint(max(1, n // 2), max(1, n - 1))
     at = rng.randint(1, max(1, n - 2))
     if rng.random() < 0.5:
         changed = gold[:at] + gold[at + 1 :]
     else:
         changed = [*gold[:at], gold[at + 1], gold[at], *gold[at + 2 :]]
-    return {"partial": gold[:cut], "perturbed": changed[: min(n, at + 1 + tail)]}
+    return changed[: min(n, at + 1 + tail)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,14 +109,22 @@ def main(argv: list[str] | None = None) -> int:
                 goal = str(env.get_task_description()).strip()
                 if len(gold) > args.max_steps:
                     continue
-                steps, score, initial = replay(env, gold)
-                if score < 100:
+                steps, scores, initial = replay(env, gold)
+                if not scores or scores[-1] < 100:
                     continue
-                rows = [row(task, variation, "expert", goal, initial, steps, score)]
-                for run, actions in explorations(gold, rng, args.tail).items():
-                    steps, failed, initial = replay(env, actions)
-                    if failed < score:
-                        rows.append(row(task, variation, run, goal, initial, steps, failed))
+                rows = [row(task, variation, "expert", goal, initial, steps, scores[-1])]
+                cut = rng.randint(max(1, len(steps) // 2), max(1, len(steps) - 1))
+                if scores[cut - 1] < 100:
+                    rows.append(
+                        row(task, variation, "partial", goal, initial, steps[:cut], scores[cut - 1])
+                    )
+                changed, changed_scores, _ = replay(env, perturbed(gold, rng, args.tail))
+                if changed_scores and changed_scores[-1] < 100:
+                    rows.append(
+                        row(
+                            task, variation, "perturbed", goal, initial, changed, changed_scores[-1]
+                        )
+                    )
                 for r in rows:
                     out.write(json.dumps(r) + "\n")
                 written += len(rows)
