@@ -50,10 +50,11 @@ class KeyReader:
         return self.model.predict(text) if self.model is not None else None
 
     def trajectory(self, actions: Sequence[str]) -> str | None:
+        """What a trajectory did: with a pack on, the pack's reading of its world's actions
+        (None outside them: the goal then decides), else `trajectory_structure`."""
         if self.pack is not None:
             found: str | None = self.pack.trajectory_key(actions)
-            if found is not None:
-                return found
+            return found
         return trajectory_structure(actions)
 
 

@@ -103,8 +103,8 @@ def test_a_task_is_recorded_with_what_it_did_when_that_worked() -> None:
     cooled = ["take egg 1 from fridge 1", "cool egg 1 with fridge 1", "put egg 1 in/on x 1"]
     assert recorded_key("Put an egg on the counter.", True, cooled, PACK) == "cool"
     assert recorded_key("Put an egg on the counter.", False, cooled, PACK) == "place"
-    # a trajectory the pack cannot read: the generic structure of its actions
-    assert recorded_key("put a hot egg in fridge", True, ["deploy it"], PACK) == "deploy"
+    # a trajectory the pack cannot read: its goal's procedure
+    assert recorded_key("put a hot egg in fridge", True, ["deploy it"], PACK) == "heat"
     assert recorded_key("put a hot egg in fridge", False, ["deploy it"], PACK) == "heat"
 
 
