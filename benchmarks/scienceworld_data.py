@@ -22,6 +22,10 @@ Reward: ScienceWorld scores 0 to 100; a row's `reward` is score / 100 (a negativ
 simulator's mark of a failed task, is 0). The experience layer treats reward 1 as resolved, and
 anything below 1 as not fully resolved: an exploration run.
 
+A small test fixture is cut from a generated file without the simulator: `--trim-from DEV
+--out FIXTURE --tasks a,b --variations 1` keeps those runs with observations cut to
+--trim characters (tests/fixtures/scienceworld_small.jsonl is made so).
+
 Rows are the experience layer's generic JSONL (graphmem_neo4j/experience/parsing.py) with
 `metadata` = {task_type, variation, run: expert|partial|perturbed, score}.
 """
@@ -80,6 +84,29 @@ def perturbed(gold: list[str], rng: random.Random, tail: int) -> list[str]:
     return changed[: min(n, at + 1 + tail)]
 
 
+def trim(args: argparse.Namespace) -> int:
+    wanted = {t for t in args.tasks.split(",") if t}
+    seen: dict[str, set[int]] = {}
+    kept = 0
+    with args.trim_from.open(encoding="utf-8") as source, args.out.open("w") as out:
+        for line in source:
+            r = json.loads(line)
+            task, variation = r["metadata"]["task_type"], r["metadata"]["variation"]
+            if wanted and task not in wanted:
+                continue
+            variations = seen.setdefault(task, set())
+            if variation not in variations and len(variations) >= args.variations:
+                continue
+            variations.add(variation)
+            r["initial_observation"] = r["initial_observation"][: args.trim]
+            for step in r["steps"]:
+                step["observation"] = step["observation"][: args.trim]
+            out.write(json.dumps(r) + "\n")
+            kept += 1
+    print(json.dumps({"out": str(args.out), "runs": kept}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
@@ -88,7 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=80, help="skip longer gold runs")
     parser.add_argument("--tail", type=int, default=6, help="actions kept after a perturbation")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--trim-from", type=Path, help="cut a fixture from this generated file")
+    parser.add_argument("--trim", type=int, default=120, help="characters kept per observation")
     args = parser.parse_args(argv)
+    if args.trim_from is not None:
+        return trim(args)
     try:
         from scienceworld import ScienceWorldEnv
     except ImportError:
