@@ -15,11 +15,13 @@ LAYERS = ("insights", "experience")
 
 
 class SpaceModels:
-    """Goal models per (layer, space), cached for one store."""
+    """Goal models per (layer, space), cached for one store. A model learns the rows recorded
+    since it last looked (in the order they were recorded), so a space's tasks are each read
+    once; a replaced run is not unlearnt until the process restarts."""
 
     def __init__(self, pack_name: str = "") -> None:
         self.pack_name = pack_name
-        self._cache: dict[tuple[str, str], tuple[int, GoalModel]] = {}
+        self._cache: dict[tuple[str, str], tuple[int, int, GoalModel]] = {}
         self._lock = threading.Lock()
 
     def reader(self, store: GraphStore, space: str, layer: str) -> KeyReader:
@@ -29,23 +31,23 @@ class SpaceModels:
         rows = store.read(f"{layer}/structures_latest", {"space": space})
         count = int(rows[0]["n"]) if rows else 0
         with self._lock:
-            cached = self._cache.get((layer, space))
-        if cached is None or cached[0] != count:
-            model = GoalModel.fit(_labelled(store, space, layer))
-            with self._lock:
-                self._cache[(layer, space)] = (count, model)
-        else:
-            model = cached[1]
+            seen_count, seen_rows, model = self._cache.get((layer, space), (-1, 0, GoalModel()))
+            if seen_count != count:
+                if count < seen_count:  # the space was emptied or replaced: start again
+                    seen_rows, model = 0, GoalModel()
+                new = store.read(f"{layer}/structures", {"space": space, "skip": seen_rows})
+                for goal, key in _labelled(new, layer):
+                    model.learn(goal, key)
+                self._cache[(layer, space)] = (count, seen_rows + len(new), model)
         return KeyReader.of(model, self.pack_name)
 
 
-def _labelled(store: GraphStore, space: str, layer: str) -> list[tuple[str, str]]:
-    rows = store.read(f"{layer}/structures", {"space": space})
+def _labelled(rows: list[dict[str, object]], layer: str) -> list[tuple[str, str]]:
     if layer == "insights":
         return [(str(r["text"]), str(r["key"])) for r in rows]
     found = []
     for row in rows:
-        actions = [str(step[0]) for step in json.loads(row["steps_json"])]
+        actions = [str(step[0]) for step in json.loads(str(row["steps_json"]))]
         key = trajectory_structure(actions)
         if key is not None:
             found.append((str(row["text"]), key))
