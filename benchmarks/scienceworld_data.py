@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
     parser.add_argument("--variations", type=int, default=2, help="train variations per task")
+    parser.add_argument(
+        "--from-variation", type=int, default=0, help="skip the first N train variations"
+    )
     parser.add_argument("--tasks", default="", help="comma-separated task names (default all)")
     parser.add_argument("--max-steps", type=int, default=80, help="skip longer gold runs")
     parser.add_argument("--tail", type=int, default=6, help="actions kept after a perturbation")
@@ -134,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     with args.out.open("w", encoding="utf-8") as out:
         for n, task in enumerate(tasks, 1):
             env.load(task, 0, "easy", generateGoldPath=True)
-            for variation in list(env.get_variations_train())[: args.variations]:
+            train = list(env.get_variations_train())
+            for variation in train[args.from_variation : args.from_variation + args.variations]:
                 env.load(task, variation, "easy", generateGoldPath=True)
                 gold = list(env.get_gold_action_sequence())
                 goal = str(env.get_task_description()).strip()
