@@ -56,6 +56,9 @@ class GoalModel:
     feature_counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     totals: Counter[str] = field(default_factory=Counter)
     vocabulary: set[str] = field(default_factory=set)
+    _answers: dict[str, str | None] = field(default_factory=dict, repr=False)
+    """Predictions since the model last learnt (retrieval asks about the same stored goals
+    again and again)."""
 
     @classmethod
     def fit(cls, labelled: Iterable[tuple[str, str]]) -> GoalModel:
@@ -68,6 +71,7 @@ class GoalModel:
         if not key:
             return
         found = features(goal)
+        self._answers.clear()
         self.examples += 1
         self.class_counts[key] += 1
         self.feature_counts[key].update(found)
@@ -96,8 +100,11 @@ class GoalModel:
         """The structure the goal most likely asks for, or None when unsure."""
         if self.examples < MIN_EXAMPLES or len(self.class_counts) < 2:
             return None
-        probabilities = self.posterior(goal)
-        if not probabilities:
-            return None
-        key = max(probabilities, key=lambda k: probabilities[k])
-        return key if probabilities[key] >= MIN_POSTERIOR else None
+        if goal not in self._answers:
+            if len(self._answers) >= 100_000:
+                self._answers.clear()
+            probabilities = self.posterior(goal)
+            key = max(probabilities, key=lambda k: probabilities[k]) if probabilities else None
+            sure = key is not None and probabilities[key] >= MIN_POSTERIOR
+            self._answers[goal] = key if sure else None
+        return self._answers[goal]
