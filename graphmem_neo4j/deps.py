@@ -63,7 +63,7 @@ class Parts(Protocol):
         checks of the same space skip the read."""
         ...
 
-    def structures(self, space: str, layer: str) -> KeyReader:
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
         """How goal texts are read into task structures in a space (task_similarity)."""
         ...
 

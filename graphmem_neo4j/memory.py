@@ -91,9 +91,9 @@ class GraphMemory:
     def ensure_schema(self) -> None:
         self.parts.ensure_schema()
 
-    def structures(self, space: str, layer: str) -> KeyReader:
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
         """How goal texts are read into task structures in a space (task_similarity)."""
-        return self.parts.structures(space, layer)
+        return self.parts.structures(space, layer, fresh=fresh)
 
     def ensure_embedder_matches(self) -> None:
         self.parts.ensure_embedder_matches()

@@ -65,10 +65,10 @@ class MemoryParts:
                 self._store = open_store(self.settings)
             return self._store
 
-    def structures(self, space: str, layer: str) -> KeyReader:
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
         """How goal texts are read into task structures in this space of this layer: the
         space's learned goal model and the domain pack, if one is on (task_similarity)."""
-        return self._models.reader(self.store, space, layer)
+        return self._models.reader(self.store, space, layer, fresh=fresh)
 
     @property
     def embedder(self) -> Embedder:

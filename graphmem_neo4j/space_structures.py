@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 from .store import GraphStore
 from .task_model import GoalModel
@@ -12,6 +13,9 @@ from .task_similarity import KeyReader
 from .task_structure import trajectory_structure
 
 LAYERS = ("insights", "experience")
+RECHECK_SECONDS = 2.0
+"""How long a reader serves a space's model without asking whether the space has grown
+(a count query); the paths that record tasks always ask."""
 
 
 class SpaceModels:
@@ -22,12 +26,22 @@ class SpaceModels:
     def __init__(self, pack_name: str = "") -> None:
         self.pack_name = pack_name
         self._cache: dict[tuple[str, str], tuple[int, int, GoalModel]] = {}
+        self._checked: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
 
-    def reader(self, store: GraphStore, space: str, layer: str) -> KeyReader:
-        """How goals are read in this space of this layer ("insights" or "experience")."""
+    def reader(
+        self, store: GraphStore, space: str, layer: str, *, fresh: bool = False
+    ) -> KeyReader:
+        """How goals are read in this space of this layer ("insights" or "experience");
+        `fresh`: learn what the space recorded since, even within RECHECK_SECONDS."""
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}")
+        now = time.monotonic()
+        with self._lock:
+            cached = self._cache.get((layer, space))
+            recent = now - self._checked.get((layer, space), -RECHECK_SECONDS) < RECHECK_SECONDS
+            if cached is not None and recent and not fresh:
+                return KeyReader.of(cached[2], self.pack_name)
         rows = store.read(f"{layer}/structures_latest", {"space": space})
         count = int(rows[0]["n"]) if rows else 0
         with self._lock:
@@ -39,6 +53,7 @@ class SpaceModels:
                 for goal, key in _labelled(new, layer):
                     model.learn(goal, key)
                 self._cache[(layer, space)] = (count, seen_rows + len(new), model)
+            self._checked[(layer, space)] = now
         return KeyReader.of(model, self.pack_name)
 
 

@@ -148,7 +148,13 @@ class Learner:
         neighbours: dict[str, list[tuple[str, float]]] = {}
         for tid in sorted(with_expert):
             rows = self.nearest(
-                space, vectors[tid], self.neighbours, [tid], experts_only=True, task=texts[tid]
+                space,
+                vectors[tid],
+                self.neighbours,
+                [tid],
+                experts_only=True,
+                task=texts[tid],
+                fresh=True,
             )
             neighbours[tid] = [
                 (row["id"], float(row["similarity"]))
@@ -222,6 +228,7 @@ class Learner:
         task: str | None = None,
         task_type: str | None = None,
         rescore: bool = True,
+        fresh: bool = False,
     ) -> list[dict[str, Any]]:
         """The k nearest tasks; given the `task` text, only those similar to it in the sense
         shared with the insights layer (`task_similarity`: the same procedure, or either
@@ -242,7 +249,7 @@ class Learner:
 
         if task is None:
             return fetch(k)
-        reader = self.parts.structures(space, "experience")
+        reader = self.parts.structures(space, "experience", fresh=fresh)
         key = task_key(task, reader, task_type)
         for n in (OVERFETCH * k, OVERFETCH_MAX):  # a second, wider look when the first is short
             rows = fetch(n)

@@ -38,7 +38,7 @@ class Parts(Protocol):
         """Validate the name and refuse a space that holds no memory (before reads)."""
         ...
 
-    def structures(self, space: str, layer: str) -> KeyReader:
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
         """How goal texts are read into task structures in a space (task_similarity)."""
         ...
 

@@ -99,7 +99,7 @@ class Recorder:
         if state is not None and state["recorded_at"] is not None:
             return RecordedTask(task.id, "unchanged", self.stored_retrieval(task.id, space), ())
         exclude = [task.id]
-        reader = self.parts.structures(space, "insights")
+        reader = self.parts.structures(space, "insights", fresh=True)
         # all the agent had before it acted: the goal
         key = task_key(task.query, reader, task.task_type)
         actions = [s.action for s in task.steps]
