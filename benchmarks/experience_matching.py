@@ -225,7 +225,12 @@ def main() -> None:
     figures = Figures("experience_matching")
     if not args.data.is_file():
         sys.exit(f"no data at {args.data}: pass --data")
-    trajectories = parse_file(args.data, kind="expert", fmt="alfworld")
+    # expert runs only (ScienceWorld's data also holds failed runs, marked in their metadata)
+    trajectories = [
+        t
+        for t in parse_file(args.data, kind="expert")
+        if t.metadata.get("run", "expert") == "expert"
+    ]
     print(f"{len(trajectories)} expert trajectories from {args.data}; seed {args.seed}\n")
     recovery(trajectories, args.seed, figures)
     approximation_gap(trajectories, args.seed, args.exact_pairs, figures)

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from figures import Figures, add_json_out
-from insights_ablation import Memoized, coin, free_port, verdict
+from insights_ablation import NEEDS, Memoized, coin, free_port, verdict
 
 from graphmem_neo4j.embedder import make_embedder
 from graphmem_neo4j.experience.models import Trajectory
@@ -60,18 +60,11 @@ from graphmem_neo4j.insights.parsing import read_tasks
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from graphmem_neo4j.task_similarity import task_key
+from graphmem_neo4j.task_model import GoalModel
+from graphmem_neo4j.task_structure import trajectory_structure
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "alfworld_dev" / "trajectories.jsonl"
-PROCEDURE_OF = {
-    "pick_heat_then_place_in_recep": "heat",
-    "pick_cool_then_place_in_recep": "cool",
-    "pick_clean_then_place_in_recep": "clean",
-    "look_at_obj_in_light": "light",
-    "pick_and_place_simple": "place",
-    "pick_two_obj_and_place": "two",
-}
 
 
 @dataclass(frozen=True)
@@ -87,10 +80,16 @@ def goal_of(t: Trajectory, rng: random.Random, human_share: float) -> str:
     return t.task
 
 
-def agent_run(t: Trajectory, failed: bool, rng: random.Random) -> Trajectory | None:
-    """The expert run, or a perturbed copy of it (None when no perturbation fits)."""
+def agent_run(
+    t: Trajectory, failed: bool, rng: random.Random, real: list[Trajectory]
+) -> Trajectory | None:
+    """The expert run, or a failed one: a run of the same game the simulator scored below 1
+    when the data has one (ScienceWorld's), else a perturbed copy of the expert run (None when
+    no perturbation fits)."""
     if not failed:
         return t
+    if real:
+        return rng.choice(real)
     for kind in rng.sample(PERTURB_KINDS, len(PERTURB_KINDS)):
         p = perturb(t, kind, rng)
         if p is not None:
@@ -101,14 +100,19 @@ def agent_run(t: Trajectory, failed: bool, rng: random.Random) -> Trajectory | N
 def build_stream(
     path: Path, seed: int, limit: int | None, fail_rate: float, human: float
 ) -> list[Task]:
-    runs = parse_file(path, kind="expert")
+    every = parse_file(path, kind="expert")
+    runs = [t for t in every if t.metadata.get("run", "expert") == "expert"]
+    failures: dict[str, list[Trajectory]] = {}
+    for t in every:
+        if t.metadata.get("run", "expert") != "expert":
+            failures.setdefault(game(t), []).append(t)
     random.Random(seed).shuffle(runs)
     rng = random.Random(f"{seed}-stream")
     stream: list[Task] = []
     for t in runs[:limit] if limit else runs:
         task_id = re.sub(r"[^A-Za-z0-9_.:/#@+=\-]", "_", t.id)
         failed = coin(seed, task_id) < fail_rate
-        run = agent_run(t, failed, rng)
+        run = agent_run(t, failed, rng, failures.get(game(t), []))
         if run is None:
             run, failed = t, False
         record = TaskRecord(
@@ -120,6 +124,13 @@ def build_stream(
         )
         stream.append(Task(record, str(t.metadata["task_type"])))
     return stream
+
+
+def game(t: Trajectory) -> str:
+    """Which game a run played: its task type and variation (ScienceWorld rows), else its id."""
+    if "variation" in t.metadata:
+        return f"{t.metadata['task_type']}/{t.metadata['variation']}"
+    return t.id
 
 
 def write_jsonl(stream: list[Task], path: Path) -> None:
@@ -185,7 +196,10 @@ def replay(
         run.with_insight += bool(got)
         run.shown.append(len(got))
         run.harmful.append(
-            sum(verdict(c.text, mine, texts[done.id]) == "harmful" for c in done.retrieved)
+            sum(
+                mine in NEEDS and verdict(c.text, mine, texts[done.id]) == "harmful"
+                for c in done.retrieved
+            )
         )
         assert done.feedback is not None
         plan = done.feedback.plan
@@ -204,24 +218,32 @@ def replay(
     return run
 
 
-def key_accuracy(path: Path) -> str:
-    runs = parse_file(path, kind="expert")
-    goals = [(t.task, PROCEDURE_OF[t.metadata["task_type"]]) for t in runs]
-    human = [
-        (h, PROCEDURE_OF[t.metadata["task_type"]])
-        for t in runs
-        for h in t.metadata.get("human_goal_descs", [])
-    ]
-
-    def share(pairs: list[tuple[str, str]]) -> str:
-        right = sum(task_key(g) == want for g, want in pairs)
-        unknown = sum(task_key(g) is None for g, _ in pairs)
-        n = len(pairs)
-        return f"{right / n:.3f} right, {unknown / n:.3f} unknown of {n}"
-
+def key_accuracy(stream: list[Task]) -> str:
+    """The goal model (task_model.GoalModel) in the stream's order, as a space learns it: each
+    resolved task's goal is predicted from the tasks before it only, then learnt with the
+    structure its trajectory shows. Right = the structure the trajectory shows; types per
+    structure = how many task types share one structure (1.0: structures separate types)."""
+    model = GoalModel()
+    right = unsure = wrong = 0
+    types: dict[str, set[str]] = {}
+    for t in stream:
+        if t.record.status != "resolved":
+            continue
+        truth = trajectory_structure([s.action for s in t.record.steps])
+        if truth is None:
+            continue
+        types.setdefault(truth, set()).add(t.family)
+        guess = model.predict(t.record.query)
+        right += guess == truth
+        unsure += guess is None
+        wrong += guess is not None and guess != truth
+        model.learn(t.record.query, truth)
+    n = max(1, right + unsure + wrong)
+    per = sum(len(v) for v in types.values()) / max(1, len(types))
     return (
-        f"task structure read from goals: environment goals {share(goals)}; "
-        f"human goals {share(human)}"
+        f"goal model in replay order: {right / n:.3f} right, {unsure / n:.3f} abstained, "
+        f"{wrong / n:.3f} wrong of {n} resolved goals; {len(types)} structures, "
+        f"{per:.2f} task types per structure"
     )
 
 
@@ -274,7 +296,7 @@ def main() -> None:
                 )
         finally:
             server.stop()
-    print(key_accuracy(args.data))
+    print(key_accuracy(stream))
     print(
         f"\n{'controller':<18}{'same-type':>10}{'own-type':>10}{'pollution':>10}{'pollution':>10}"
         f"{'tasks w/':>9}{'active':>7}  edits"
@@ -288,13 +310,20 @@ def main() -> None:
         precision = r.same_type / r.retrieved if r.retrieved else 0.0
         purity = r.own_keeps / r.keeps if r.keeps else 0.0
         edits = ", ".join(f"{op} {c}" for op, c in sorted(r.operations.items()) if op != "NONE")
+        known = all(t.family in NEEDS for t in stream)  # the pollution rule is ALFWorld's
+        pollution = (
+            f"{r.pollution():>10.3f}{r.pollution(max(0, n - 100)):>10.3f}"
+            if known
+            else f"{'-':>10}{'-':>10}"
+        )
         print(
-            f"{r.name:<18}{precision:>10.3f}{purity:>10.3f}{r.pollution():>10.3f}"
-            f"{r.pollution(max(0, n - 100)):>10.3f}{r.with_insight:>9}{r.active:>7}  {edits}"
+            f"{r.name:<18}{precision:>10.3f}{purity:>10.3f}{pollution}"
+            f"{r.with_insight:>9}{r.active:>7}  {edits}"
         )
         figures.add(f"{r.name}: retrieved insights of the task's own type", precision)
         figures.add(f"{r.name}: positive evidence of the insight's own type", purity)
-        figures.add(f"{r.name}: pollution", r.pollution())
+        if known:
+            figures.add(f"{r.name}: pollution", r.pollution())
     judged = sum(t.feedback is not None and t.feedback.applied for t in again.tasks)
     print(
         f"\nre-recording the stream into {runs[-1].name}'s space: {again.recorded} recorded, "

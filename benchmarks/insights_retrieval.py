@@ -6,13 +6,14 @@ Builds a synthetic insights space in a fresh embedded FalkorDB: --queries record
 topics of 20 (384-d unit vectors: a random topic centre plus noise; precomputed, no model), each
 linked to up to 3 earlier queries of its topic; --insights insights, 20% archived, each with 2-6
 positive queries of its topic (sometimes one elsewhere) and 0-3 negative ones. Each query has
-one of the six task structures of `task_similarity`, drawn at random (so a topic mixes them,
+one of the six structures of ALFWorld's domain pack, drawn at random (so a topic mixes them,
 as ALFWorld goals that read alike do). Loading goes through the layer's portability queries.
 
 Then it times `InsightService.retrieve_by_vector` (the space check, the kNN of eq. 2, the
 expansion and scoring of eq. 3-10; no model: the query vector is given) for --runs new queries
-near random topic centres: with a goal text, so that only queries of its structure count (the
-index keeps about one candidate in six), and without (sentence similarity alone); and, as the
+near random topic centres: with a goal text and its task_type, so that only queries of its
+structure count (the index keeps about one candidate in six; the space's goal model is
+consulted too, one count query), and without (sentence similarity alone); and, as the
 reference in the same run, the kNN query alone. The target is p95 ≤ 30 ms at 10k queries and
 5k insights.
 """
@@ -32,13 +33,14 @@ from typing import Any
 
 from figures import Figures, add_json_out
 
+from graphmem_neo4j.domain_packs.alfworld import PROCEDURES
+from graphmem_neo4j.domain_packs.alfworld import procedure as task_key
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.insights.models import RetrievalParams
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.nearest import nearest_one
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
-from graphmem_neo4j.task_similarity import PROCEDURES, task_key
 
 DIM = 384
 TOPIC = 20
@@ -195,7 +197,11 @@ def main() -> None:
                     goal = GOALS[PROCEDURES[i % len(PROCEDURES)]]
                     start = time.perf_counter()
                     result = memory.insights.retrieve_by_vector(
-                        vector, space=SPACE, params=params, query=goal
+                        vector,
+                        space=SPACE,
+                        params=params,
+                        query=goal,
+                        task_type=PROCEDURES[i % len(PROCEDURES)],
                     )
                     keyed_took = (time.perf_counter() - start) * 1000
                     start = time.perf_counter()

@@ -225,12 +225,20 @@ def retrieve(
     k: int = typer.Option(3, "-k", "--top-k", help="Tasks to return (by embedding similarity)"),
     t: int = typer.Option(3, "-t", "--top-t", help="Cross-task edges to return around them"),
     space: str | None = SPACE,
+    task_type: str | None = typer.Option(
+        None,
+        "--task-type",
+        help="The kind of task, when you know it: only tasks recorded as that kind match "
+        "(default: the kind is learnt from the space's resolved tasks)",
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Guidance for a new task: the K most similar stored tasks with their insights
     (corrections and the workflow that worked) and the T best cross-task workflows around
     them, as text an agent can put in its prompt."""
-    guidance = open_memory().experience.retrieve(task, space=resolve_space(space), k=k, t=t)
+    guidance = open_memory().experience.retrieve(
+        task, space=resolve_space(space), k=k, t=t, task_type=task_type
+    )
     if as_json:
         emit_json(guidance.as_dict())
         return

@@ -209,6 +209,12 @@ def retrieve(
     top_b: int = TOP_B,
     lam: float = LAMBDA,
     top_k: int = TOP_K,
+    task_type: str | None = typer.Option(
+        None,
+        "--task-type",
+        help="The kind of task, when you know it: only tasks recorded as that kind match "
+        "(default: the kind is learnt from the space's resolved tasks)",
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Rank insights for a new query by utility r = s − λ·c.
@@ -222,7 +228,9 @@ def retrieve(
     from graphmem_neo4j.insights.models import RetrievalParams
 
     params = RetrievalParams(k=top_k, b=top_b, lam=lam)
-    result = open_memory().insights.retrieve(query, space=resolve_space(space), params=params)
+    result = open_memory().insights.retrieve(
+        query, space=resolve_space(space), params=params, task_type=task_type
+    )
     if as_json:
         emit_json(result.as_dict())
         return

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from .embedder import Embedder
 from .llm import LLMClient
 from .store import GraphStore
+from .task_similarity import KeyReader
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -60,6 +61,10 @@ class Parts(Protocol):
     def space_checked(self, space: str) -> AbstractContextManager[str]:
         """`require_space` once for a call that asks several layers: inside it, their own
         checks of the same space skip the read."""
+        ...
+
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
+        """How goal texts are read into task structures in a space (task_similarity)."""
         ...
 
     def ensure_embedder_matches(self) -> None:

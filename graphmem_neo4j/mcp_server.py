@@ -111,8 +111,10 @@ def build_server(
         task: dict[str, Any], learn: bool = True, space: str | None = None
     ) -> dict[str, Any]:
         """Record a finished task: {"id", "query", "status": "resolved"|"failed", "steps":
-        [{"action", "observation", "role"?}], "answer"?, "feedback"?}. With `learn` the
-        insights it was given are judged at once (otherwise call `feedback` later)."""
+        [{"action", "observation", "role"?}], "answer"?, "feedback"?, "task_type"?}
+        (`task_type`: the kind of task, when known; else it is read from the steps and
+        learnt from the space's resolved tasks). With `learn` the insights it was given are
+        judged at once (otherwise call `feedback` later)."""
         return memory.record_task(task, space=target(space, True), learn=learn).as_dict()
 
     @tool

@@ -19,6 +19,7 @@ from .schema import SYSTEM_LABELS
 from .schema_types import Migration
 from .settings import Settings
 from .store import GraphStore
+from .task_similarity import KeyReader
 from .token_ledger import TokenTotals, read_totals
 from .tokens import LLMUsage, Tally, tally
 
@@ -89,6 +90,10 @@ class GraphMemory:
 
     def ensure_schema(self) -> None:
         self.parts.ensure_schema()
+
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
+        """How goal texts are read into task structures in a space (task_similarity)."""
+        return self.parts.structures(space, layer, fresh=fresh)
 
     def ensure_embedder_matches(self) -> None:
         self.parts.ensure_embedder_matches()

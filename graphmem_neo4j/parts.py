@@ -22,8 +22,10 @@ from .recall.cache import QueryMemo
 from .schema import apply_migrations, check_embedding, now_ms, read_state
 from .schema_types import Migration
 from .settings import Settings
+from .space_structures import SpaceModels
 from .spaces import validate_space
 from .store import GraphStore, open_store
+from .task_similarity import KeyReader
 from .token_ledger import UsageLedger, write_usage
 from .tokens import LLMUsage, MeteredLLM, SpaceLLM
 
@@ -53,6 +55,7 @@ class MemoryParts:
         self.ledger = UsageLedger()
         self._checked: dict[str, int] = {}
         """Spaces checked by a `space_checked` call still running, and how many such calls."""
+        self._models = SpaceModels(self.settings.domain_pack)
 
     # --- the parts -------------------------------------------------------------------------
     @property
@@ -61,6 +64,11 @@ class MemoryParts:
             if self._store is None:
                 self._store = open_store(self.settings)
             return self._store
+
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
+        """How goal texts are read into task structures in this space of this layer: the
+        space's learned goal model and the domain pack, if one is on (task_similarity)."""
+        return self._models.reader(self.store, space, layer, fresh=fresh)
 
     @property
     def embedder(self) -> Embedder:

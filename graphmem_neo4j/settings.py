@@ -80,6 +80,11 @@ class Settings(BaseModel):
             "with the schema, then plain json_object, and keeps the first the endpoint takes",
         )
     )
+    domain_pack: str = Field(
+        default="",
+        description="A domain pack that reads task structure from a world's own words "
+        "('alfworld'; off when empty: structure is learned from each space's history)",
+    )
     llm_fallback: Literal["offline", "error"] = Field(
         default="offline",
         description="When the LLM keeps failing: use the offline path, or stop with an error",

@@ -1,124 +1,89 @@
 """What makes two tasks similar: one notion, shared by the insights and experience layers.
 
-A sentence embedding finds household goals all alike ("put a cool tomato in microwave" and
-"put a tomato in microwave" differ by one word), so both layers first compare what the task
-asks to *do*: its procedure, read from the goal's verbs and modifiers. Two tasks are
-compatible when they have the same procedure, or when either has none that can be read (then
-sentence similarity alone decides, the fallback for tasks outside this vocabulary). Among
-compatible tasks the embedding still ranks, so the objects and receptacles a goal names order
-the neighbours of one procedure.
+A sentence embedding finds goals of one world all alike ("put a cool tomato in microwave" and
+"put a tomato in microwave" differ by one word), so both layers first compare what a task
+does: its structure. Two tasks are compatible when they have the same structure, or when
+either has none that can be read (then sentence similarity alone decides). Among compatible
+tasks the embedding still ranks.
 
-Procedures, checked in this order (the first that a goal's words show wins):
+Where a task's structure comes from, first that gives one:
 
-- heat, cool, clean: the modifier or verb in any of its forms ("put a hot mug", "heat some
-  egg", "a heated apple", "microwaved", "chilled", "washed", "rinsed"); a receptacle that does
-  the job ("microwave", "fridge", "sink") is not a signal, since plain placements use them too;
-- light: looking at something by a lamp ("look at", "examine", "turn on the lamp", "light");
-- two: a placement of two things ("two", "both", "pair of", "2", "put them");
-- place: any other placement verb ("put", "place", "move", "set", "bring", ...).
-
-The word lists are ALFWorld's vocabulary and that of its human goal descriptions; a goal that
-uses none of them has no procedure (`task_key` is None).
+1. the caller's `task_type`, when given;
+2. for a finished, resolved task: what its trajectory did (`task_structure`, any action
+   language);
+3. from the goal text: a domain pack's vocabulary when one is turned on (off by default,
+   `domain_packs`), else the space's own model (`task_model.GoalModel`), learned from the goals
+   and structures of its resolved tasks, which abstains when unsure.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
 from typing import TypeVar
 
-from .experience.normalize import name_class, normalize_action
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-PROCEDURE_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
-    (
-        "heat",
-        frozenset(
-            "heat heated heating heats hot warm warmed warming microwaved cook cooked "
-            "cooking".split()
-        ),
-    ),
-    (
-        "cool",
-        frozenset(
-            "cool cooled cooling cools cold chill chilled chilling refrigerated frozen "
-            "freeze".split()
-        ),
-    ),
-    (
-        "clean",
-        frozenset(
-            "clean cleaned cleaning cleans wash washed washing rinse rinsed rinsing scrub "
-            "scrubbed".split()
-        ),
-    ),
-    (
-        "light",
-        frozenset(
-            "look looking examine examining inspect inspecting view lamp desklamp floorlamp "
-            "light".split()
-        ),
-    ),
-)
-TWO_WORDS = frozenset({"two", "both", "2", "pair", "couple", "them"})
-PLACE_WORDS = frozenset(
-    "put puts putting place places placing move moving set bring carry transfer drop insert "
-    "store throw return leave find get grab deposit relocate".split()
-)
-PROCEDURES = ("heat", "cool", "clean", "light", "two", "place")
+from .domain_packs import load_pack
+from .task_model import GoalModel
+from .task_structure import trajectory_structure
 
 
-def procedure(text: str) -> str | None:
-    """The procedure a goal asks for (see the module docstring), or None when none shows."""
-    words = _WORD.findall(text.lower())
-    found: dict[str, int] = {}
-    for name, vocabulary in PROCEDURE_WORDS:
-        at = next((i for i, w in enumerate(words) if w in vocabulary), None)
-        if at is not None:
-            found[name] = at
-    if found:
-        return min(found, key=lambda name: found[name])
-    if any(w in TWO_WORDS for w in words):
-        return "two"
-    if any(w in PLACE_WORDS for w in words):
-        return "place"
-    return None
+@dataclass(frozen=True)
+class KeyReader:
+    """How goal texts are read into structures in one space: its learned model and the
+    domain pack turned on, if any. `KeyReader()` reads nothing from goals (keys from the
+    caller's type and trajectories only)."""
+
+    model: GoalModel | None = None
+    pack: ModuleType | None = None
+
+    @classmethod
+    def of(cls, model: GoalModel | None, pack_name: str = "") -> KeyReader:
+        return cls(model, load_pack(pack_name))
+
+    def goal(self, text: str) -> str | None:
+        if self.pack is not None:
+            found: str | None = self.pack.goal_key(text)
+            if found is not None:
+                return found
+        return self.model.predict(text) if self.model is not None else None
+
+    def trajectory(self, actions: Sequence[str]) -> str | None:
+        """What a trajectory did: with a pack on, the pack's reading of its world's actions
+        (None outside them: the goal then decides), else `trajectory_structure`."""
+        if self.pack is not None:
+            found: str | None = self.pack.trajectory_key(actions)
+            return found
+        return trajectory_structure(actions)
 
 
-def task_key(text: str) -> str | None:
-    """The key tasks are compared on: their procedure, None when it cannot be read."""
-    return procedure(text)
+NO_MODEL = KeyReader()
 
 
-_SIGNATURE_VERBS = {"heat": "heat", "cool": "cool", "clean": "clean"}
+def task_key(text: str, reader: KeyReader = NO_MODEL, task_type: str | None = None) -> str | None:
+    """The key a task is looked up by before it is done: the caller's type, else what its
+    goal is read as (None when it cannot be read)."""
+    if task_type:
+        return task_type
+    return reader.goal(text)
 
 
-def trajectory_procedure(actions: Iterable[str]) -> str | None:
-    """The procedure a trajectory carried out, read from ALFWorld's action language: the first
-    heat / cool / clean action, a lamp switched on ("use desklamp 1"), two distinct things of
-    one kind put down (two), one put down (place); None for any other action language."""
-    put: dict[str, set[str]] = {}
-    for action in actions:
-        key = normalize_action(action)
-        if key.type in _SIGNATURE_VERBS:
-            return _SIGNATURE_VERBS[key.type]
-        if key.type == "use" and "lamp" in key.object:
-            return "light"
-        if key.type == "put" and key.object:
-            put.setdefault(name_class(key.object), set()).add(key.object)
-    if any(len(instances) >= 2 for instances in put.values()):
-        return "two"
-    return "place" if put else None
-
-
-def recorded_key(goal: str, resolved: bool, actions: Sequence[str]) -> str | None:
-    """The structure a finished task is recorded with: for a resolved task, what its
-    trajectory did (a goal's wording can hide it: "Put a potato on the counter." for a
-    cleaning); for a failed one, or a trajectory in another action language, its goal's."""
-    done = trajectory_procedure(actions) if resolved else None
-    return done if done is not None else task_key(goal)
+def recorded_key(
+    goal: str,
+    resolved: bool,
+    actions: Sequence[str],
+    reader: KeyReader = NO_MODEL,
+    task_type: str | None = None,
+) -> str | None:
+    """The structure a finished task is recorded with: the caller's type; for a resolved
+    task, what its trajectory did (a goal's wording can hide it: "Put a potato on the
+    counter." for a cleaning); for a failed one, or a trajectory that names no thing, its
+    goal's."""
+    if task_type:
+        return task_type
+    done = reader.trajectory(actions) if resolved else None
+    return done if done is not None else reader.goal(goal)
 
 
 def compatible(a: str | None, b: str | None) -> bool:

@@ -6,7 +6,8 @@ A chat log is JSONL; each line is one of
                 "turn_id"?: str, "session"?: str, ...other keys kept as turn metadata}
     a step     {"action": str, "observation": str}            (an agent's tool call)
     an outcome {"outcome": "resolved"|"failed", "task_id"?: str, "query"?: str,
-                "reward"?: 0..1, "answer"?: str, "feedback"?: str}   (at most one)
+                "reward"?: 0..1, "answer"?: str, "feedback"?: str,
+                "task_type"?: str}   (at most one; task_type: the kind of task, when known)
 
 and it becomes
     conversation  every turn (turn ids default to `<session>#<n>`, n = the turn's position)

@@ -33,6 +33,7 @@ class ChatOutcome:
     answer: str | None = None
     feedback: str | None = None
     line: int | None = None
+    task_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,9 @@ class ChatLog:
 
 
 _TURN_KEYS = ("text", "content")
-_OUTCOME_KEYS = frozenset({"outcome", "task_id", "query", "reward", "answer", "feedback"})
+_OUTCOME_KEYS = frozenset(
+    {"outcome", "task_id", "query", "reward", "answer", "feedback", "task_type"}
+)
 
 
 def kind_of(value: Any) -> str:
@@ -140,7 +143,7 @@ def _outcome(row: dict[str, Any], *, source: str, line: int) -> ChatOutcome:
             field="outcome",
         )
     texts: dict[str, str | None] = {}
-    for name in ("task_id", "query", "answer", "feedback"):
+    for name in ("task_id", "query", "answer", "feedback", "task_type"):
         value = row.get(name)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InputError(
@@ -158,6 +161,7 @@ def _outcome(row: dict[str, Any], *, source: str, line: int) -> ChatOutcome:
         answer=texts["answer"],
         feedback=texts["feedback"],
         line=line,
+        task_type=texts["task_type"],
     )
 
 
@@ -272,6 +276,7 @@ def merge_outcome(base: ChatOutcome | None, overrides: Mapping[str, Any]) -> Cha
             "reward": base.reward,
             "answer": base.answer,
             "feedback": base.feedback,
+            "task_type": base.task_type,
         }
     data.update(given)
     clean = {k: v for k, v in data.items() if v is not None}

@@ -50,6 +50,8 @@ def plan_task(
         record["answer"] = outcome.answer
     if outcome.feedback is not None:
         record["feedback"] = outcome.feedback
+    if outcome.task_type is not None:
+        record["task_type"] = outcome.task_type
     task = task_from_dict(record, source=log.source, line=outcome.line)
     trajectory = None
     if log.steps:

@@ -148,7 +148,13 @@ class Learner:
         neighbours: dict[str, list[tuple[str, float]]] = {}
         for tid in sorted(with_expert):
             rows = self.nearest(
-                space, vectors[tid], self.neighbours, [tid], experts_only=True, task=texts[tid]
+                space,
+                vectors[tid],
+                self.neighbours,
+                [tid],
+                experts_only=True,
+                task=texts[tid],
+                fresh=True,
             )
             neighbours[tid] = [
                 (row["id"], float(row["similarity"]))
@@ -220,7 +226,9 @@ class Learner:
         *,
         experts_only: bool = False,
         task: str | None = None,
+        task_type: str | None = None,
         rescore: bool = True,
+        fresh: bool = False,
     ) -> list[dict[str, Any]]:
         """The k nearest tasks; given the `task` text, only those similar to it in the sense
         shared with the insights layer (`task_similarity`: the same procedure, or either
@@ -241,10 +249,11 @@ class Learner:
 
         if task is None:
             return fetch(k)
-        key = task_key(task)
+        reader = self.parts.structures(space, "experience", fresh=fresh)
+        key = task_key(task, reader, task_type)
         for n in (OVERFETCH * k, OVERFETCH_MAX):  # a second, wider look when the first is short
             rows = fetch(n)
-            kept = similar_tasks(key, rows, lambda r: task_key(str(r["text"])), k)
+            kept = similar_tasks(key, rows, lambda r: task_key(str(r["text"]), reader), k)
             if len(kept) >= k or len(rows) < n:
                 break
         return kept

@@ -239,10 +239,12 @@ class ExperienceService:
         k: int = 3,
         t: int = 3,
         vocabulary: Sequence[str] | None = None,
+        task_type: str | None = None,
     ) -> Guidance:
         """§4.3: the top-K tasks by embedding similarity with their insights, and the top-T
         cross-task edges around them, rendered as guidance for an agent's prompt.
-        `vocabulary`: the space's names, when the caller has just read them."""
+        `vocabulary`: the space's names, when the caller has just read them; `task_type`: the
+        caller's name for the kind of task, which only tasks read as that kind match."""
         if not isinstance(task, str) or not task.strip():
             raise InputError("the task text must not be empty", field="task")
         if k < 1 or t < 0:
@@ -253,7 +255,9 @@ class ExperienceService:
         names = list(vocabulary) if vocabulary is not None else self.vocabulary(name)
         text, skeleton_text = embedding_texts(task, names)
         vector = combine(*self.parts.embedder.embed([text, skeleton_text]))
-        nearest = self.learner.nearest(name, vector, k, [], task=task, rescore=False)
+        nearest = self.learner.nearest(
+            name, vector, k, [], task=task, task_type=task_type, rescore=False
+        )
         ids = [row["id"] for row in nearest]
         lessons = {
             row["id"]: row

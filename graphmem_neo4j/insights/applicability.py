@@ -81,11 +81,17 @@ def source_key(insight: RetrievedInsight) -> str | None:
 
 
 def applicability(
-    insight: RetrievedInsight, query: str, steps: Sequence[Step], *, resolved: bool = True
+    insight: RetrievedInsight,
+    query: str,
+    steps: Sequence[Step],
+    *,
+    resolved: bool = True,
+    key: str | None = None,
 ) -> Applicability:
     """The rules of the module docstring, for one retrieved insight and the finished task
-    (its structure as it is recorded: `task_similarity.recorded_key`)."""
-    mine = recorded_key(query, resolved, [s.action for s in steps])
+    (its structure as it is recorded, `key`: "" for none; when not given, read as
+    `task_similarity.recorded_key` reads it)."""
+    mine = recorded_key(query, resolved, [s.action for s in steps]) if key is None else key or None
     source = source_key(insight)
     if mine is not None and source is not None:
         if mine == source:

@@ -13,6 +13,7 @@ from ..embedder import Embedder
 from ..llm import LLMClient
 from ..settings import Settings
 from ..store import GraphStore
+from ..task_similarity import KeyReader
 
 
 class Parts(Protocol):
@@ -35,6 +36,10 @@ class Parts(Protocol):
 
     def require_space(self, space: str) -> str:
         """Validate the name and refuse a space that holds no memory (before reads)."""
+        ...
+
+    def structures(self, space: str, layer: str, *, fresh: bool = False) -> KeyReader:
+        """How goal texts are read into task structures in a space (task_similarity)."""
         ...
 
     def ensure_embedder_matches(self) -> None:

@@ -209,6 +209,8 @@ class Judge:
 
 
 def _recorded(task: ControllerInput) -> str | None:
+    if task.task_key is not None:  # as it was recorded
+        return task.task_key or None
     return recorded_key(task.query, task.status == "resolved", [s.action for s in task.steps])
 
 

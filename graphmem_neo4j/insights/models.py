@@ -65,10 +65,16 @@ class TaskRecord:
     steps: tuple[Step, ...] = ()
     answer: str | None = None
     feedback: str | None = None
+    task_type: str | None = None
+    """The caller's name for the kind of task; when given, it is the task's structure
+    (task_similarity) instead of what is read from its goal and trajectory."""
 
     def content_hash(self) -> str:
         """Same task, same hash: re-recording an unchanged task is a no-op."""
-        body = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        fields = asdict(self)
+        if fields["task_type"] is None:  # the hash of a task without a type is unchanged
+            del fields["task_type"]
+        body = json.dumps(fields, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
@@ -193,6 +199,8 @@ class ControllerInput:
     answer: str | None
     feedback: str | None
     retrieved: tuple[RetrievedInsight, ...]
+    task_key: str | None = None
+    """The structure the task was recorded with ("" = none read; None = not known)."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ..errors import InputError, jsonl_records
 from ..store.params import text_problem
 from .models import STATUSES, Status, Step, TaskRecord
 
-TASK_FIELDS = frozenset({"id", "query", "status", "steps", "answer", "feedback"})
+TASK_FIELDS = frozenset({"id", "query", "status", "steps", "answer", "feedback", "task_type"})
 STEP_FIELDS = frozenset({"role", "action", "observation"})
 MAX_TEXT = 20_000
 # Ids reach the graph as parameters only, but they also name things in commands and logs:
@@ -119,6 +119,7 @@ def task_from_dict(data: Any, *, source: str | None = None, line: int | None = N
         steps=steps,
         answer=_optional_text(data, "answer", source, line),
         feedback=_optional_text(data, "feedback", source, line),
+        task_type=_optional_text(data, "task_type", source, line) or None,
     )
 
 

@@ -48,6 +48,7 @@ def controller_input(store: GraphStore, row: Mapping[str, Any], space: str) -> C
         steps=tuple(Step(s["action"], s["observation"], s["role"]) for s in steps),
         answer=row["answer"],
         feedback=row["feedback"],
+        task_key=row.get("task_key"),
         retrieved=tuple(
             RetrievedInsight(
                 id=r["id"],

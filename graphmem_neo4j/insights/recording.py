@@ -99,8 +99,11 @@ class Recorder:
         if state is not None and state["recorded_at"] is not None:
             return RecordedTask(task.id, "unchanged", self.stored_retrieval(task.id, space), ())
         exclude = [task.id]
-        key = task_key(task.query)  # all the agent had before it acted: the goal
-        done = recorded_key(task.query, task.status == "resolved", [s.action for s in task.steps])
+        reader = self.parts.structures(space, "insights", fresh=True)
+        # all the agent had before it acted: the goal
+        key = task_key(task.query, reader, task.task_type)
+        actions = [s.action for s in task.steps]
+        done = recorded_key(task.query, task.status == "resolved", actions, reader, task.task_type)
         nearest = self.retriever.nearest(
             vector, space, max(params.k, params.neighbours), exclude, key
         )

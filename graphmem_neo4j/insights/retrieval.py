@@ -1,7 +1,7 @@
 """Utility-aware retrieval (EvoGraph-Mem §3.3) against the graph.
 
 eq. 2: the top-k recorded queries most similar to the new one, among the tasks of its
-structure (`task_similarity`: the same procedure, or either unknown); eq. 3-4: plus their
+structure (`task_similarity`: the same structure, or either unknown); eq. 3-4: plus their
 query-graph neighbours of that structure; eq. 7-10: the active insights with positive evidence
 in that set, ranked by r = s − λc (cypher/insights/retrieve.cypher; `scoring.py` is the
 reference in Python).
@@ -23,14 +23,20 @@ class Retriever:
         self.parts = parts
 
     def retrieve(
-        self, query: str, *, space: str, params: RetrievalParams | None = None
+        self,
+        query: str,
+        *,
+        space: str,
+        params: RetrievalParams | None = None,
+        task_type: str | None = None,
     ) -> Retrieval:
         check_text(query, field="query")
         params = params or RetrievalParams()
         self.parts.require_space(space)
         self.parts.ensure_embedder_matches()
         vector = self.parts.embedder.embed([query])[0]
-        return self.search(vector, space, params, [], task_key(query))
+        key = task_key(query, self.parts.structures(space, "insights"), task_type)
+        return self.search(vector, space, params, [], key)
 
     def retrieve_by_vector(
         self,
@@ -40,11 +46,13 @@ class Retriever:
         params: RetrievalParams | None = None,
         exclude: Sequence[str] = (),
         query: str | None = None,
+        task_type: str | None = None,
     ) -> Retrieval:
         params = params or RetrievalParams()
         self.parts.require_space(space)
         self.parts.ensure_embedder_matches()
-        key = task_key(query) if query is not None else None
+        reader = self.parts.structures(space, "insights")
+        key = task_key(query, reader, task_type) if query is not None else task_type or None
         return self.search(list(vector), space, params, list(exclude), key)
 
     def search(

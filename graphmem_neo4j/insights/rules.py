@@ -182,7 +182,13 @@ def offline_plan(
     `covered_by` the id of an active insight that already says it (the service looks it up)."""
     edits: list[EditDecision] = []
     for insight in task.retrieved:
-        verdict = applicability(insight, task.query, task.steps, resolved=task.status == "resolved")
+        verdict = applicability(
+            insight,
+            task.query,
+            task.steps,
+            resolved=task.status == "resolved",
+            key=task.task_key,
+        )
         if not verdict.applies:
             edits.append(EditDecision(insight.id, "NOT_APPLICABLE", reason=verdict.explain()))
         elif task.status == "resolved":

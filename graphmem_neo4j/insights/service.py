@@ -95,12 +95,18 @@ class InsightService:
 
     # --- retrieval (§3.3) ------------------------------------------------------------------
     def retrieve(
-        self, query: str, *, space: str, params: RetrievalParams | None = None
+        self,
+        query: str,
+        *,
+        space: str,
+        params: RetrievalParams | None = None,
+        task_type: str | None = None,
     ) -> Retrieval:
         """Top-B insights for a new query: top-k similar queries of its task structure
         (eq. 2) plus their neighbours of that structure (eq. 3-4), active insights with
-        positive evidence among them (eq. 7), ranked by r = s − λc (eq. 8-10)."""
-        return self._retriever.retrieve(query, space=space, params=params)
+        positive evidence among them (eq. 7), ranked by r = s − λc (eq. 8-10). `task_type`:
+        the caller's name for the kind of task, which is then its structure."""
+        return self._retriever.retrieve(query, space=space, params=params, task_type=task_type)
 
     def retrieve_by_vector(
         self,
@@ -110,12 +116,13 @@ class InsightService:
         params: RetrievalParams | None = None,
         exclude: Sequence[str] = (),
         query: str | None = None,
+        task_type: str | None = None,
     ) -> Retrieval:
         """`retrieve` for a query already embedded with the graph's model; give its text as
-        `query` so that its task structure is used too (without it, sentence similarity
-        alone decides)."""
+        `query` (or its `task_type`) so that its task structure is used too (without either,
+        sentence similarity alone decides)."""
         return self._retriever.retrieve_by_vector(
-            vector, space=space, params=params, exclude=exclude, query=query
+            vector, space=space, params=params, exclude=exclude, query=query, task_type=task_type
         )
 
     # --- the controller (§3.4) -------------------------------------------------------------

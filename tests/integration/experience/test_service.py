@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem_neo4j.embedder import Embedder
 from graphmem_neo4j.errors import InputError, NotFound, UnknownSpace
 from graphmem_neo4j.experience.graph import trajectory_graph
 from graphmem_neo4j.experience.models import Step, Trajectory
@@ -17,6 +18,7 @@ from graphmem_neo4j.experience.parsing import parse_file
 from graphmem_neo4j.experience.service import task_id
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.portability import export_space, import_dump, space_digest
+from graphmem_neo4j.settings import Settings
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "experience"
 
@@ -180,14 +182,40 @@ def test_export_and_import_round_trip(memory: GraphMemory, space: str) -> None:
     assert {"Task", "Trajectory", "Action"} <= labels
 
 
-def test_retrieval_keeps_to_tasks_of_the_query_structure(memory: GraphMemory, space: str) -> None:
-    """The notion of similar task the insights layer uses too (task_similarity): a heating
+def test_retrieval_keeps_to_tasks_of_the_query_structure(
+    engine_settings: Settings, hash_embedder: Embedder, space: str
+) -> None:
+    """The notion of similar task the insights layer uses too (task_similarity), here with
+    the ALFWorld domain pack on (five tasks are too few for a space's goal model): a heating
     goal is handed heating tasks, not the mug placements that share its words."""
-    memory.experience.add_file(EXAMPLES / "expert.jsonl", kind="expert", space=space)
-    found = memory.experience.retrieve("put a hot mug in coffeemachine", space=space, k=3)
-    assert {t.text for t in found.tasks} == {
-        "heat some potato and put it in fridge",
-        "put a hot apple in fridge",
-    }
-    edges = {(e.source_text, e.target_text) for e in found.edges}
-    assert all("mug" not in a + b for a, b in edges)
+    settings = engine_settings.model_copy(update={"domain_pack": "alfworld"})
+    with GraphMemory(settings, embedder=hash_embedder) as memory:
+        memory.experience.add_file(EXAMPLES / "expert.jsonl", kind="expert", space=space)
+        found = memory.experience.retrieve("put a hot mug in coffeemachine", space=space, k=3)
+        assert {t.text for t in found.tasks} == {
+            "heat some potato and put it in fridge",
+            "put a hot apple in fridge",
+        }
+        edges = {(e.source_text, e.target_text) for e in found.edges}
+        assert all("mug" not in a + b for a, b in edges)
+
+
+def test_by_default_retrieval_learns_the_structures_from_the_space(
+    memory: GraphMemory, space: str
+) -> None:
+    """No pack: the space's expert runs teach its goal model what each goal asks for (here
+    ScienceWorld-like runs), and retrieval keeps to tasks of the goal's structure."""
+    runs = []
+    for n, thing in enumerate(("water", "ice", "chocolate", "wax", "tin", "lead")):
+        boil = ("pick up thermometer", f"focus on {thing}", f"move {thing} to stove", "wait")
+        find = ("open door to kitchen", f"pick up {thing}", f"move {thing} to red box")
+        for kind, goal, actions in (
+            ("boil", f"Your task is to boil {thing}.", boil),
+            ("find", f"Your task is to find a {thing} and put it in the red box.", find),
+        ):
+            steps = tuple(Step(a, f"after {a}") for a in actions)
+            runs.append(Trajectory(f"{kind}-{n}", goal, "expert", 1.0, steps))
+    memory.experience.add(runs, space=space)
+    assert memory.structures(space, "experience").goal("boil some mercury") == "focus move"
+    found = memory.experience.retrieve("Your task is to boil mercury.", space=space, k=3)
+    assert len(found.tasks) == 3 and all("boil" in t.text for t in found.tasks)

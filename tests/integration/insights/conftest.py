@@ -7,9 +7,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from graphmem_neo4j.insights.models import Step, TaskRecord
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.portability import dump_records
+
+
+@pytest.fixture(autouse=True)
+def alfworld_pack(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the controller's mechanics on a handful of ALFWorld-style tasks,
+    too few for a space's goal model: they read goals with the ALFWorld domain pack.
+    test_task_structure.py tests the default (no pack) instead."""
+    if request.node.get_closest_marker("default_similarity") is None:
+        monkeypatch.setenv("GRAPHMEM_DOMAIN_PACK", "alfworld")
 
 
 def task(

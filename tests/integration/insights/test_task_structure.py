@@ -4,6 +4,8 @@ applied."""
 
 from __future__ import annotations
 
+import pytest
+
 from graphmem_neo4j.insights.rules import templated_insight
 from graphmem_neo4j.memory import GraphMemory
 
@@ -121,3 +123,38 @@ def test_a_resolved_task_is_recorded_with_what_its_trajectory_did(
     assert g.props("Query", "said")["task_key"] == "place"  # failed: what it was asked
     found = memory.insights.retrieve("put a cool tomato in microwave", space=space)
     assert [q.id for q in found.queries] == ["hidden"] and found.insights
+
+
+@pytest.mark.default_similarity
+def test_without_a_pack_the_space_learns_to_read_goals_from_its_resolved_tasks(
+    memory: GraphMemory, space: str
+) -> None:
+    """No domain pack: resolved tasks are recorded with their trajectory's structure, the
+    space's goal model learns from them, and a new goal is then read and kept to its own
+    structure, even when another structure's task reads more alike."""
+    objects = ("tomato", "potato", "apple", "egg", "bread")
+
+    def steps(thing: str, cooled: bool) -> tuple[str, ...]:
+        take = ("go to countertop 1", f"take {thing} 1 from countertop 1")
+        cool = (f"cool {thing} 1 with fridge 1",) if cooled else ()
+        return (*take, *cool, f"put {thing} 1 in/on microwave 1")
+
+    tasks = [
+        task(f"{kind}-{thing}", goal.format(thing), actions=steps(thing, kind == "cool"))
+        for thing in objects
+        for kind, goal in (
+            ("cool", "put a cool {} in microwave"),
+            ("place", "put a {} in microwave"),
+        )
+    ]
+    memory.insights.record_tasks(tasks, space=space)
+    g = graph(memory, space)
+    assert g.props("Query", "cool-egg")["task_key"] == "take cool put"
+    assert g.props("Query", "place-egg")["task_key"] == "take put"
+    reader = memory.structures(space, "insights")
+    assert reader.pack is None
+    assert reader.goal("put a cool mug in microwave") == "take cool put"
+    found = memory.insights.retrieve("put a cool egg in microwave", space=space)
+    assert found.queries and all(q.id.startswith("cool-") for q in found.queries)
+    typed = memory.insights.retrieve("put a cool egg in microwave", space=space, task_type="x")
+    assert typed.queries == ()  # no task was recorded as that type

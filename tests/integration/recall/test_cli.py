@@ -20,7 +20,7 @@ def test_the_documented_session_workflow(cli: Cli) -> None:
     second = cli.json("chat-log", str(EXAMPLES / "chat_log_2.jsonl"), "--space", "demo")
     superseded = second["facts"]["counts"]["superseded"]
     assert superseded == 2  # Porto replaces Lisbon, Globex replaces Acme Robotics
-    # the heat-egg insight is not handed to the cooling task: another kind of task (issue 18)
+    # the heat-egg insight is not handed to the cooling task: the logs name their task types
     assert second["task"]["retrieved"] == []
     assert second["task"]["feedback"]["edits"] == []
 

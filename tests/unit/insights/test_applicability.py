@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from graphmem_neo4j.insights.applicability import (
     ACTION_OVERLAP,
     action_key,
@@ -41,9 +43,12 @@ def test_actions_are_normalised_as_the_experience_layer_does_without_numbers() -
 
 
 def test_structure_decides_when_both_sides_have_one() -> None:
-    source = ("heat some egg and put it in countertop",)
-    same = applicability(insight(positive=source), "put a hot potato in diningtable", ())
-    other = applicability(insight(positive=source), "put a cool potato in diningtable", ())
+    """Structures as the graph stores them (here: named by the caller or a domain pack)."""
+    source = replace(
+        insight(positive=("heat some egg and put it in countertop",)), positive_keys=("heat",)
+    )
+    same = applicability(source, "put a hot potato in diningtable", (), key="heat")
+    other = applicability(source, "put a cool potato in diningtable", (), key="cool")
     assert (same.applies, same.rule) == (True, "structure")
     assert (other.applies, other.rule) == (False, "structure")
 

@@ -19,8 +19,12 @@ from graphmem_neo4j.insights.rules import (
     revised_text,
     templated_insight,
 )
+from graphmem_neo4j.task_similarity import KeyReader, recorded_key, task_key
 
 HEAT = "Heat the object with the microwave before putting it down."
+# The tasks here are ALFWorld's: they are keyed as a space with ALFWorld's domain pack keys them
+# (the structures the graph stores and hands the controller).
+PACK = KeyReader.of(None, "alfworld")
 
 
 def insight(
@@ -41,6 +45,7 @@ def insight(
         negative_total=len(negative),
         positive_queries=positive,
         negative_queries=negative,
+        positive_keys=tuple(task_key(q, PACK) or "" for q in positive),
     )
 
 
@@ -58,6 +63,7 @@ def task(
         answer=None,
         feedback=None,
         retrieved=retrieved,
+        task_key=recorded_key(query, status == "resolved", [s.action for s in steps], PACK) or "",
     )
 
 

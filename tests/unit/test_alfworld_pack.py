@@ -1,13 +1,23 @@
+"""The optional ALFWorld domain pack: its reading of ALFWorld goals and actions."""
+
 import pytest
 
+from graphmem_neo4j.domain_packs import load_pack
+from graphmem_neo4j.domain_packs.alfworld import trajectory_procedure
 from graphmem_neo4j.task_similarity import (
+    KeyReader,
     compatible,
     majority,
     recorded_key,
     similar_tasks,
-    task_key,
-    trajectory_procedure,
 )
+from graphmem_neo4j.task_similarity import task_key as generic_key
+
+PACK = KeyReader.of(None, "alfworld")
+
+
+def task_key(text: str) -> str | None:
+    return generic_key(text, PACK)
 
 
 @pytest.mark.parametrize(
@@ -91,6 +101,13 @@ def test_a_trajectory_tells_what_was_done_in_alfworld_action_language() -> None:
 
 def test_a_task_is_recorded_with_what_it_did_when_that_worked() -> None:
     cooled = ["take egg 1 from fridge 1", "cool egg 1 with fridge 1", "put egg 1 in/on x 1"]
-    assert recorded_key("Put an egg on the counter.", True, cooled) == "cool"
-    assert recorded_key("Put an egg on the counter.", False, cooled) == "place"
-    assert recorded_key("put a hot egg in fridge", True, ["deploy it"]) == "heat"
+    assert recorded_key("Put an egg on the counter.", True, cooled, PACK) == "cool"
+    assert recorded_key("Put an egg on the counter.", False, cooled, PACK) == "place"
+    # a trajectory the pack cannot read: its goal's procedure
+    assert recorded_key("put a hot egg in fridge", True, ["deploy it"], PACK) == "heat"
+    assert recorded_key("put a hot egg in fridge", False, ["deploy it"], PACK) == "heat"
+
+
+def test_an_unknown_pack_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown domain pack 'webshop'"):
+        load_pack("webshop")
