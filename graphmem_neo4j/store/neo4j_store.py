@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
-from ..queries import Dialect, load_query
+from ..queries import Dialect, explained, load_query, queries_for
 from ..settings import EngineTarget, redact_uri
 from .base import BatchingMixin, Params, Row
 from .params import check_params
@@ -111,6 +111,27 @@ class Neo4jStore(BatchingMixin):
             if _SCHEMA_ALREADY in str(e):
                 return []
             raise
+
+    def warm(self) -> int:
+        """Plan every query the layers run (`EXPLAIN`: nothing is read or written), so that a
+        fresh server's first commands do not pay the Cypher planner's cold start (its code
+        compiled by the JVM, the schema read, each query parsed and planned). DDL
+        (`schema_*`) is not planned. Returns how many queries were planned; a query the
+        server cannot plan yet is left to its first use."""
+        planned = 0
+        try:
+            with self._driver.session(database=self.database) as session:
+                for name, text in queries_for(self.dialect).items():
+                    if name.split("/")[1].startswith("schema_"):
+                        continue
+                    try:
+                        session.run(explained(text)).consume()
+                    except self._errors.Neo4jError:
+                        continue
+                    planned += 1
+        except Exception as e:
+            raise self._wrap(e) from e
+        return planned
 
     def exclusive(self, space: str) -> contextlib.AbstractContextManager[None]:
         """One writer at a time in `space`, across processes, for an operation of several
