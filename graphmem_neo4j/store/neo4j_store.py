@@ -16,6 +16,10 @@ from .base import BatchingMixin, Params, Row
 from .params import check_params
 from .write_lock import WriteLock
 
+WARM_LAYERS = ("core", "conversation", "facts", "insights", "experience", "recall", "tokens")
+"""The layers whose queries `warm()` plans: what ingest, search and recall run. Export, import
+and Browser queries plan on first use."""
+
 _SCHEMA_ALREADY = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 
 # The driver logs its retries as warnings; a library must not print them on its users' stderr.
@@ -115,14 +119,15 @@ class Neo4jStore(BatchingMixin):
     def warm(self) -> int:
         """Plan every query the layers run (`EXPLAIN`: nothing is read or written), so that a
         fresh server's first commands do not pay the Cypher planner's cold start (its code
-        compiled by the JVM, the schema read, each query parsed and planned). DDL
-        (`schema_*`) is not planned. Returns how many queries were planned; a query the
+        compiled by the JVM, the schema read, each query parsed and planned). Only the
+        WARM_LAYERS' queries, and not their DDL (`schema_*`). Returns how many queries were planned; a query the
         server cannot plan yet is left to its first use."""
         planned = 0
         try:
             with self._driver.session(database=self.database) as session:
                 for name, text in queries_for(self.dialect).items():
-                    if name.split("/")[1].startswith("schema_"):
+                    layer, base = name.split("/")
+                    if layer not in WARM_LAYERS or base.startswith("schema_"):
                         continue
                     try:
                         session.run(explained(text)).consume()
