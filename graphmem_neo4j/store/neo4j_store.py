@@ -120,8 +120,8 @@ class Neo4jStore(BatchingMixin):
         """Plan every query the layers run (`EXPLAIN`: nothing is read or written), so that a
         fresh server's first commands do not pay the Cypher planner's cold start (its code
         compiled by the JVM, the schema read, each query parsed and planned). Only the
-        WARM_LAYERS' queries, and not their DDL (`schema_*`). Returns how many queries were planned; a query the
-        server cannot plan yet is left to its first use."""
+        WARM_LAYERS' queries, and not their DDL (`schema_*`). Returns how many queries were
+        planned; a query the server cannot plan yet is left to its first use."""
         planned = 0
         try:
             with self._driver.session(database=self.database) as session:
