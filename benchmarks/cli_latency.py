@@ -12,6 +12,9 @@ default embedder). Then each command runs --runs times as a new process through 
   stays warm, as it would for a user who stopped the server);
 - baseline in the same run: the same search with GRAPHMEM_EMBEDDER=sentence-transformers (the
   runtime graphmem used before), and a bare `python -c pass`;
+- with --neo4j, instead: a local Neo4j (`graphmem neo4j start` on free ports, the demo space
+  ingested into it), restarted before each run; the first search after a start that plans
+  the queries (the default), after `start --no-warm`, and warm searches;
 - transport: the same server restarted with a TCP port on 127.0.0.1 as well
   (GRAPHMEM_EMBEDDED_PORT), then the warm commands alternately over its Unix socket (what
   graphmem uses) and over TCP (GRAPHMEM_URI=falkordb://127.0.0.1:PORT, the way graphmem
@@ -21,6 +24,7 @@ default embedder). Then each command runs --runs times as a new process through 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -74,6 +78,33 @@ def transport(env: dict[str, str], home: str, runs: int) -> None:
     timed([GRAPHMEM, "server", "stop"], with_port)
 
 
+def neo4j_first(env: dict[str, str], runs: int) -> None:
+    """First `graphmem search` after `graphmem neo4j start`, with and without the warm-up."""
+    ports = ["--port", str(free_port()), "--http-port", "0"]
+    started = subprocess.run(
+        [GRAPHMEM, "neo4j", "start", *ports, "--json"], env=env, check=True, capture_output=True
+    )
+    status = json.loads(started.stdout)
+    password = Path(status["password_file"]).read_text(encoding="utf-8").strip()
+    neo = {**env, "GRAPHMEM_URI": status["uri"], "GRAPHMEM_PASSWORD": password}
+    try:
+        ingest = ["ingest", "examples/conversation.jsonl", "--space", "demo"]
+        took = timed([GRAPHMEM, *ingest], neo)
+        print(f"setup: graphmem {' '.join(ingest)} (Neo4j): {took:.2f} s")
+        first: dict[str, list[float]] = {"start": [], "start --no-warm": []}
+        for _ in range(runs):
+            for label in first:
+                timed([GRAPHMEM, "neo4j", "stop", *ports[:2]], env)
+                timed([GRAPHMEM, "neo4j", *label.split(), *ports], env)
+                first[label].append(timed([GRAPHMEM, *COMMANDS["search"]], neo))
+        for label, times in first.items():
+            print(f"first graphmem search after neo4j {label:<15} {summary(times)}", flush=True)
+        warm = [timed([GRAPHMEM, *COMMANDS["search"]], neo) for _ in range(runs)]
+        print(f"warm  graphmem search on Neo4j {'':<19} {summary(warm)}", flush=True)
+    finally:
+        timed([GRAPHMEM, "neo4j", "stop", *ports[:2]], env)
+
+
 def summary(times: Sequence[float]) -> str:
     return (
         f"median {statistics.median(times):6.3f} s   min {min(times):6.3f}   "
@@ -88,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--baseline-runs", type=int, default=3)
     add_json_out(parser)
+    parser.add_argument("--neo4j", action="store_true", help="the local Neo4j's first search")
     args = parser.parse_args(argv)
     figures = Figures("cli_latency")
 
@@ -98,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; "
             f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}"
         )
+        if args.neo4j:
+            neo4j_first(env, args.runs)
+            return 0
         setup = [
             ["ingest", "examples/conversation.jsonl", "--space", "demo"],
             ["facts", "add", "examples/facts.jsonl", "--space", "demo"],

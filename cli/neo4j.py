@@ -114,6 +114,12 @@ def start(
         max=65535,
     ),
     heap: str = typer.Option("1g", "--heap", help="JVM heap (java -Xmx)"),
+    warm: bool = typer.Option(
+        True,
+        "--warm/--no-warm",
+        help="Plan every graphmem query once after start (EXPLAIN, nothing runs), so that "
+        "the first ingest or search does not pay the planner's cold start",
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Start the server in the background (no-op when it already runs) and wait until Bolt
@@ -133,14 +139,28 @@ def start(
     if not (server.status().running or is_built(module) or unavailable_reason(module)):
         _announce_build(module)
     status = server.start(detach=True)
+    planned = _warm(status.uri, server.password()) if warm else 0
     if as_json:
-        emit_json(status.as_dict())
+        emit_json({**status.as_dict(), "planned_queries": planned})
         return
     typer.echo(f"local Neo4j running at {status.uri} (pid {status.pid}, data {status.data_dir})")
+    if warm:
+        typer.echo(f"planned {planned} graphmem queries (the first commands run warm)")
     if status.browser_url is not None:
         typer.echo(f"Neo4j Browser: {status.browser_url} (user neo4j, the password below)")
     typer.echo('point graphmem at it with:  eval "$(graphmem neo4j env)"')
     typer.echo(f"  or:  {_exports(status.uri)}")
+
+
+def _warm(uri: str, password: str) -> int:
+    from graphmem_neo4j.settings import parse_uri
+    from graphmem_neo4j.store.neo4j_store import Neo4jStore
+
+    store = Neo4jStore(parse_uri(uri), user="neo4j", password=password)
+    try:
+        return store.warm()
+    finally:
+        store.close()
 
 
 @app.command()

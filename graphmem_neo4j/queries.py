@@ -106,3 +106,8 @@ def queries_for(dialect: Dialect) -> dict[str, str]:
     """name → text of every query this dialect runs (shared files plus its own variants)."""
     names = {name for name, _, d in query_files() if d in (None, dialect)}
     return {name: load_query(name, dialect) for name in sorted(names)}
+
+
+def explained(text: str) -> str:
+    """`text` planned but not run (Neo4j's `EXPLAIN`): what warming a server's plans sends."""
+    return f"EXPLAIN {text}"

@@ -10,11 +10,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
-from ..queries import Dialect, load_query
+from ..queries import Dialect, explained, load_query, queries_for
 from ..settings import EngineTarget, redact_uri
 from .base import BatchingMixin, Params, Row
 from .params import check_params
 from .write_lock import WriteLock
+
+WARM_LAYERS = ("core", "conversation", "facts", "insights", "experience", "recall", "tokens")
+"""The layers whose queries `warm()` plans: what ingest, search and recall run. Export, import
+and Browser queries plan on first use."""
 
 _SCHEMA_ALREADY = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 
@@ -111,6 +115,28 @@ class Neo4jStore(BatchingMixin):
             if _SCHEMA_ALREADY in str(e):
                 return []
             raise
+
+    def warm(self) -> int:
+        """Plan every query the layers run (`EXPLAIN`: nothing is read or written), so that a
+        fresh server's first commands do not pay the Cypher planner's cold start (its code
+        compiled by the JVM, the schema read, each query parsed and planned). Only the
+        WARM_LAYERS' queries, and not their DDL (`schema_*`). Returns how many queries were
+        planned; a query the server cannot plan yet is left to its first use."""
+        planned = 0
+        try:
+            with self._driver.session(database=self.database) as session:
+                for name, text in queries_for(self.dialect).items():
+                    layer, base = name.split("/")
+                    if layer not in WARM_LAYERS or base.startswith("schema_"):
+                        continue
+                    try:
+                        session.run(explained(text)).consume()
+                    except self._errors.Neo4jError:
+                        continue
+                    planned += 1
+        except Exception as e:
+            raise self._wrap(e) from e
+        return planned
 
     def exclusive(self, space: str) -> contextlib.AbstractContextManager[None]:
         """One writer at a time in `space`, across processes, for an operation of several

@@ -94,3 +94,30 @@ def test_concurrent_inits_record_the_schema_once(neo4j_settings: Settings) -> No
         applied = [int(row["id"]) for row in memory.store.read("core/list_migrations")]
     assert len(meta) == 1
     assert sorted(applied) == [m.number for m in migrations()]
+
+
+def test_warm_plans_every_layer_query_and_writes_nothing(neo4j_settings: Settings) -> None:
+    """`graphmem neo4j start` warms a fresh server: every non-DDL query of the layers that
+    ingest, search and recall run is planned (none fails to plan), and nothing is written."""
+    from graphmem_neo4j.store.neo4j_store import WARM_LAYERS, Neo4jStore
+
+    with GraphMemory(neo4j_settings, embedder=HashEmbedder(64)) as memory:
+        memory.init()
+        store = memory.store
+        assert isinstance(store, Neo4jStore)
+        store.write_batches(
+            "portability/node_session",
+            [{"id": "s1", "props": {}}],
+            batch_size=1,
+            params={"space": "warm"},
+        )
+        before = store.read("core/count_labels", {"space": "warm"})
+        assert {"label": "Session", "count": 1} in before
+        expected = [
+            name
+            for name in queries_for("neo4j")
+            if name.split("/")[0] in WARM_LAYERS and not name.split("/")[1].startswith("schema_")
+        ]
+        assert len(expected) > 100
+        assert store.warm() == len(expected)
+        assert store.read("core/count_labels", {"space": "warm"}) == before
