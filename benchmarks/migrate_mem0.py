@@ -22,6 +22,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from figures import Figures, add_json_out
+
 from graphmem_neo4j.embedder import HashEmbedder, make_embedder
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.migrate.run import migrate
@@ -74,7 +76,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--relationships", type=int, default=10_000)
     parser.add_argument("--users", type=int, default=20)
+    add_json_out(parser)
     args = parser.parse_args()
+    figures = Figures("migrate_mem0")
     reason = local_neo4j.unavailable_reason()
     if reason is not None:
         raise SystemExit(f"no local Neo4j: {reason}")
@@ -108,9 +112,11 @@ def main() -> None:
                             f"{label}, {run}: {facts} facts in {seconds:.1f} s = "
                             f"{facts / seconds:.0f} relationships/s; stored {summary['stored']}"
                         )
+                        figures.add(f"{label}, {run}", round(facts / seconds), "relationships/s")
         finally:
             falkor.stop()
             source.stop()
+    figures.write(args.json_out)
 
 
 def _free_port() -> int:

@@ -110,6 +110,8 @@ COMMANDS: dict[str, str] = {
     "nearest_crowding": "python benchmarks/nearest_crowding.py",
     "soak_crash": "python benchmarks/soak_crash.py --every --layers conversation",
     "llm_vs_offline": "python benchmarks/llm_vs_offline.py --turns 3 --tasks 4 --timeout 400",
+    "migrate_mem0": "python benchmarks/migrate_mem0.py",
+    "serve_load": "python benchmarks/serve_load.py --seconds 20",
 }
 
 # The handful of figures README.md quotes, between its "headline figures" markers.

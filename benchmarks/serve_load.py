@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import httpx2  # noqa: E402
+from figures import Figures, add_json_out  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
@@ -196,7 +197,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--embedder", default="auto", help="GRAPHMEM_EMBEDDER of the server (auto = MiniLM)"
     )
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("serve_load")
     print(f"load average before: {os.getloadavg()}", file=sys.stderr)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="graphmem-serve-load-") as tmp:
@@ -228,6 +231,11 @@ def main(argv: list[str] | None = None) -> None:
             f"| {r['engine']} | {r['clients']} | {r['calls']} | {r['calls_per_s']} | "
             f"{r['p50_ms']} | {r['p95_ms']} | {r['p99_ms']} | {r['errors']} | {r['load']:.1f} |"
         )
+        prefix = f"{r['engine']}, N={r['clients']}"
+        figures.add(f"{prefix}: calls/s", r["calls_per_s"], "calls/s")
+        figures.add(f"{prefix}: p95", r["p95_ms"], "ms")
+        figures.add(f"{prefix}: errors", r["errors"])
+    figures.write(args.json_out)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ the network. With an `http_port`, Neo4j's own web server runs too: Neo4j Browser
 which runs `post_connect` (e.g. graphmem's `style {...}`) every time it connects.
 `graphmem neo4j start` (and `make neo4j`) runs one in the background for a user; the test
 suite starts its own, tied to the pytest process.
+
+One module because building, starting, adopting and stopping the server share one folder
+layout and one pid/port protocol; split apart, each part would re-derive them.
 """
 
 from __future__ import annotations

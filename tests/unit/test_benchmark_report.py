@@ -14,7 +14,8 @@ import pytest
 
 from tests.benchmark_module import BENCHMARKS, load_benchmark
 
-NOT_BENCHMARKS = {"report.py"}  # the renderer itself; helper modules have no __main__
+# the renderer itself and a data generator; helper modules have no __main__
+NOT_BENCHMARKS = {"report.py", "scienceworld_data.py"}
 
 
 def scripts() -> list[Path]:
