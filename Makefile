@@ -43,7 +43,7 @@ $(LINT_DIR)/node_modules/.installed: $(LINT_DIR)/package.json $(LINT_DIR)/packag
 # here; starting it later needs only `java`.
 $(NEO4J_LOCAL)/target/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J_LOCAL)/src -name '*.java')
 	@echo "== setup: the local Neo4j for the tests (mvn package in $(NEO4J_LOCAL))"
-	@cd $(NEO4J_LOCAL) && MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC $$MAVEN_OPTS" \
+	@cd $(NEO4J_LOCAL) && export MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC $$MAVEN_OPTS" && \
 		$(QUIET) mvn -q -B package -DskipTests
 	@touch $@
 
