@@ -18,9 +18,20 @@ from tests.conftest import reset_neo4j
 
 pytestmark = pytest.mark.neo4j
 
-ALLOWED_SCANS = {"core/list_spaces"} | {q for m in migrations() for q in m.queries}
-"""Listing every space, and migrations, which run once over every space (a data migration such
-as conversation/schema_session_clock reads every node of its label by design)."""
+MAINTENANCE_SCANS = {"conversation/reembed_count", "core/embedded_not_on"}
+"""`graphmem reembed` counts, once per run, every embedded node of a space or of the graph,
+whatever its label: an administrative pass, not a query of the serving path."""
+SOURCE_SCANS = {"migrate/graphiti_entities", "migrate/graphiti_episodes", "migrate/mem0_nodes"}
+"""`graphmem migrate` reads all of another program's graph, which has no spaces."""
+ALLOWED_SCANS = (
+    {"core/list_spaces"}
+    | MAINTENANCE_SCANS
+    | SOURCE_SCANS
+    | {q for m in migrations() for q in m.queries}
+)
+"""Listing every space, the two sets above, and migrations, which run once over every space (a
+data migration such as conversation/schema_session_clock reads every node of its label by
+design)."""
 _DDL = re.compile(r"^\s*(//[^\n]*\n\s*)*(CREATE|DROP|SHOW|CALL db\.await)", re.IGNORECASE)
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
