@@ -85,25 +85,30 @@ def _node_record(label: str, props: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "node", "label": label, "id": props.pop("id"), "props": props}
 
 
+# A node of these labels exists only with the edge of this type to it, written in the same
+# transaction (a turn and its session's HAS_TURN).
+OWNING_EDGE = {"Turn": "HAS_TURN"}
+
+
 def dump_records(memory: Parts, space: str) -> Iterator[dict[str, Any]]:
-    """Node then relationship records of a space, read in one query. A relationship whose
-    target is not among the nodes read is left out: Neo4j reads at read-committed isolation,
-    so a writer's transaction that commits while the query runs can show its edge from a node
-    already read, but not its new target node (seen under load: HAS_TURN to a turn the dump
-    lacked). The dump is then the graph without that transaction's new node and its edges."""
+    """Node then relationship records of a space, read in one query, as one consistent
+    snapshot. Neo4j reads at read-committed isolation, so a writer's transaction that commits
+    while the query runs can show part of itself: an edge from a node already read to a new
+    node the query had passed (seen under load: HAS_TURN to a turn the dump lacked), or a new
+    node whose owning edge (`OWNING_EDGE`) hangs off a node read before the commit (a turn
+    without its session's HAS_TURN). Both are left out, with every edge of a node left out:
+    the dump is then the graph without that transaction's new nodes and their edges."""
     memory.require_space(space)
-    rows = memory.store.read("core/export_space", {"space": space})
+    rows = [
+        row
+        for row in memory.store.read("core/export_space", {"space": space})
+        if row["label"] not in _SKIPPED_LABELS
+    ]
     rels: list[dict[str, Any]] = []
-    read: set[tuple[str, str]] = set()
     for row in rows:
-        if row["label"] in _SKIPPED_LABELS:
-            continue
-        read.add((row["label"], str(row["props"]["id"])))
-        yield _node_record(row["label"], dict(row["props"]))
         for rel in row["rels"] or []:
             if rel is None:
                 continue
-            props = dict(rel["props"] or {})
             rels.append(
                 {
                     "kind": "rel",
@@ -112,10 +117,27 @@ def dump_records(memory: Parts, space: str) -> Iterator[dict[str, Any]]:
                     "source_label": row["label"],
                     "target": rel["target"],
                     "target_label": rel["target_label"],
-                    "props": props,
+                    "props": dict(rel["props"] or {}),
                 }
             )
-    rels = [r for r in rels if (r["target_label"], str(r["target"])) in read]
+    owned = {
+        (r["target_label"], str(r["target"]))
+        for r in rels
+        if OWNING_EDGE.get(r["target_label"]) == r["type"]
+    }
+    read: set[tuple[str, str]] = set()
+    for row in rows:
+        key = (row["label"], str(row["props"]["id"]))
+        if row["label"] in OWNING_EDGE and key not in owned:
+            continue
+        read.add(key)
+        yield _node_record(row["label"], dict(row["props"]))
+    rels = [
+        r
+        for r in rels
+        if (r["target_label"], str(r["target"])) in read
+        and (r["source_label"], str(r["source"])) in read
+    ]
     rels.sort(key=lambda r: (r["type"], r["source"], r["target"], str(r["props"].get("id", ""))))
     yield from rels
 

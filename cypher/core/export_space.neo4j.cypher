@@ -1,4 +1,4 @@
-// One statement; a relationship to a node committed while it runs is dropped by the reader
+// One statement; what a transaction committed while it runs shows only in part is dropped by the reader
 // (portability.dump_records: Neo4j reads at read-committed isolation). The space's
 // nodes are found by an index seek per label (see count_labels.neo4j.cypher).
 CALL () {
