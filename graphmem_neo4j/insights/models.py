@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -92,6 +93,10 @@ class RetrievalParams:
     """Similarity edges a new query gets to its nearest earlier queries (E_q)."""
     neighbour_min_similarity: float = 0.5
     """Cosine below which no similarity edge is drawn."""
+    seed_margin: float = float("inf")
+    """A similar query (eq. 2) or similarity edge counts only when its cosine is within this
+    margin of the closest one's: a task whose only close tasks are few does not fill its
+    query set with farther ones."""
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -102,12 +107,22 @@ class RetrievalParams:
             raise InputError("λ must be a number ≥ 0", field="lambda")
         if self.neighbours < 0:
             raise InputError("must be ≥ 0", field="neighbours")
+        if not self.seed_margin >= 0:
+            raise InputError("must be a number ≥ 0", field="seed_margin")
 
 
 @dataclass(frozen=True)
 class SimilarQuery:
     id: str
     similarity: float
+
+
+def within_margin(found: Sequence[SimilarQuery], margin: float) -> list[SimilarQuery]:
+    """The queries (closest first) whose similarity is within `margin` of the closest's."""
+    if not found:
+        return []
+    floor = found[0].similarity - margin
+    return [q for q in found if q.similarity >= floor]
 
 
 @dataclass(frozen=True)
