@@ -64,7 +64,13 @@ class Retriever:
         key: str | None,
     ) -> Retrieval:
         seeds = self.nearest(vector, space, params.k, exclude, key, rescore=False)
-        return self.rank(within_margin(seeds, params.seed_margin), space, params, exclude, key)
+        return self.rank(
+            within_margin(seeds, params.seed_margin),
+            space,
+            params,
+            exclude,
+            key,
+        )
 
     def nearest(
         self,
