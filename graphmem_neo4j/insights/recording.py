@@ -109,9 +109,7 @@ class Recorder:
             vector, space, max(params.k, params.neighbours), exclude, key
         )
         if state is None:
-            seeds = within_margin(
-                nearest[: params.k], params.seed_margin, params.seed_min_similarity
-            )
+            seeds = within_margin(nearest[: params.k], params.seed_margin)
             retrieval = self.retriever.rank(seeds, space, params, exclude, key)
             store.write(
                 "insights/write_task",
