@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from figures import Figures, add_json_out
@@ -257,6 +257,9 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("-k", type=int, default=5)
     parser.add_argument("-b", type=int, default=5)
+    parser.add_argument(
+        "--seed-margin", type=float, default=None, help="RetrievalParams.seed_margin (default its)"
+    )
     add_json_out(parser)
     args = parser.parse_args()
     figures = Figures("insights_replay")
@@ -267,6 +270,8 @@ def main() -> None:
     chance = sum((n / len(stream)) ** 2 for n in mix.values())
     failed = sum(t.record.status == "failed" for t in stream)
     params = RetrievalParams(k=args.k, b=args.b)
+    if args.seed_margin is not None:
+        params = replace(params, seed_margin=args.seed_margin)
     with tempfile.TemporaryDirectory(prefix="graphmem-replay-") as home:
         tasks_file = Path(home) / "stream.jsonl"
         write_jsonl(stream, tasks_file)

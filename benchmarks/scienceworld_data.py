@@ -77,7 +77,7 @@ def row(
 def perturbed(gold: list[str], rng: random.Random, tail: int) -> list[str]:
     n = len(gold)
     at = rng.randint(1, max(1, n - 2))
-    if rng.random() < 0.5:
+    if rng.random() < 0.5 or at + 1 >= n:  # a run too short to swap in drops an action
         changed = gold[:at] + gold[at + 1 :]
     else:
         changed = [*gold[:at], gold[at + 1], gold[at], *gold[at + 2 :]]

@@ -23,6 +23,7 @@ from .models import (
     RecordSummary,
     RetrievalParams,
     TaskRecord,
+    within_margin,
 )
 from .parsing import validate_task
 from .retrieval import Retriever
@@ -108,7 +109,8 @@ class Recorder:
             vector, space, max(params.k, params.neighbours), exclude, key
         )
         if state is None:
-            retrieval = self.retriever.rank(nearest[: params.k], space, params, exclude, key)
+            seeds = within_margin(nearest[: params.k], params.seed_margin)
+            retrieval = self.retriever.rank(seeds, space, params, exclude, key)
             store.write(
                 "insights/write_task",
                 {
@@ -164,7 +166,7 @@ class Recorder:
             nearest = self.retriever.nearest(vector, space, params.neighbours, exclude, done)
         similar = [
             q
-            for q in nearest[: params.neighbours]
+            for q in within_margin(nearest[: params.neighbours], params.seed_margin)
             if q.similarity >= params.neighbour_min_similarity
         ]
         store.write(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ..nearest import nearest_one
 from ..task_similarity import task_key
 from .deps import Parts
-from .models import InsightCandidate, Retrieval, RetrievalParams, SimilarQuery
+from .models import InsightCandidate, Retrieval, RetrievalParams, SimilarQuery, within_margin
 from .parsing import check_text
 
 
@@ -64,7 +64,13 @@ class Retriever:
         key: str | None,
     ) -> Retrieval:
         seeds = self.nearest(vector, space, params.k, exclude, key, rescore=False)
-        return self.rank(seeds, space, params, exclude, key)
+        return self.rank(
+            within_margin(seeds, params.seed_margin),
+            space,
+            params,
+            exclude,
+            key,
+        )
 
     def nearest(
         self,

@@ -34,12 +34,17 @@ def top_k(
     *,
     key: str | None = None,
     keys: Mapping[str, str | None] | None = None,
+    margin: float = math.inf,
 ) -> list[str]:
     """Eq. 2: the k stored queries most similar to the new one (ties by id), among those of
-    its task structure (`key`, against the stored `keys`)."""
+    its task structure (`key`, against the stored `keys`), and within `margin` of the
+    closest's similarity (`RetrievalParams.seed_margin`)."""
     allowed = [q for q in vectors if stored_compatible(key, (keys or {}).get(q))]
-    ranked = sorted(allowed, key=lambda qid: (-cosine(query, vectors[qid]), qid))
-    return ranked[:k]
+    ranked = sorted(allowed, key=lambda qid: (-cosine(query, vectors[qid]), qid))[:k]
+    if not ranked:
+        return []
+    floor = cosine(query, vectors[ranked[0]]) - margin
+    return [q for q in ranked if cosine(query, vectors[q]) >= floor]
 
 
 def expand(

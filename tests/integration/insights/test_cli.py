@@ -113,3 +113,49 @@ def test_help_explains_the_commands(cli: CliRunner) -> None:
     text = run(cli, "insights", "retrieve", "--help")
     assert "r = s − λ·c" in text and "--lambda" in text
     assert '"resolved"|"failed"' in run(cli, "tasks", "record", "--help")
+
+
+SCIENCEWORLD = Path(__file__).resolve().parents[2] / "fixtures" / "scienceworld_small.jsonl"
+
+
+def test_the_cli_default_path_is_the_replay_benchmarks_path(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ScienceWorld runs recorded with `tasks record --feedback` and the default configuration
+    (no domain pack) get exactly what `benchmarks/insights_replay.py` measures: its call,
+    `record_tasks(..., learn=True)` with the default retrieval parameters, in another space."""
+    monkeypatch.delenv("GRAPHMEM_DOMAIN_PACK", raising=False)
+    tasks = tmp_path / "scienceworld_tasks.jsonl"
+    with SCIENCEWORLD.open(encoding="utf-8") as source, tasks.open("w", encoding="utf-8") as out:
+        for line in source:
+            run_row = json.loads(line)
+            resolved = run_row["reward"] == 1.0
+            row = {
+                "id": run_row["id"],
+                "query": run_row["task"],
+                "status": "resolved" if resolved else "failed",
+                "steps": run_row["steps"],
+                "feedback": "Task completed." if resolved else "Task failed.",
+            }
+            out.write(json.dumps(row) + "\n")
+    shown = json.loads(
+        run(cli, "tasks", "record", str(tasks), "--space", "cli", "--feedback", "--json")
+    )
+    from graphmem_neo4j.insights.parsing import read_tasks
+    from graphmem_neo4j.memory import GraphMemory
+    from graphmem_neo4j.settings import Settings
+
+    with GraphMemory(Settings()) as memory:
+        replayed = memory.insights.record_tasks(read_tasks(tasks).tasks, space="bench", learn=True)
+    by_cli = {t["id"]: t for t in shown["tasks"]}
+    assert len(by_cli) == len(replayed.tasks) >= 10
+    retrieved_any = 0
+    for done in replayed.tasks:
+        mine = by_cli[done.id]
+        assert [c["id"] for c in mine["retrieved"]] == [c.id for c in done.retrieved]
+        assert done.feedback is not None
+        assert [(e["insight_id"], e["operation"]) for e in mine["feedback"]["edits"]] == [
+            (e.insight_id, e.operation) for e in done.feedback.plan.edits
+        ]
+        retrieved_any += bool(done.retrieved)
+    assert retrieved_any > 0  # the stream is long enough for insights to be handed on

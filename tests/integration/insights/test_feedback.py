@@ -3,13 +3,20 @@ behaviour when a run is cut short."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
 
 from graphmem_neo4j.errors import NotFound
-from graphmem_neo4j.insights.models import VARIANTS, AddDecision, ControllerPlan, EditDecision
+from graphmem_neo4j.insights.models import (
+    VARIANTS,
+    AddDecision,
+    ControllerPlan,
+    EditDecision,
+    RetrievalParams,
+)
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.portability import dump_records
 
@@ -294,7 +301,9 @@ def _timeless(memory: GraphMemory, space: str) -> list[Any]:
 def _scenario(memory: GraphMemory, space: str) -> None:
     """Two failed tasks over three insights (revised, penalised then archived, penalised),
     then a resolved one (keep and add), and an insight of another kind of task that is not
-    applicable. Every step is safe to repeat, so a rerun simply runs it all again."""
+    applicable. Every step is safe to repeat, so a rerun simply runs it all again. Every
+    recorded task is handed its five nearest tasks (no seed margin), so each edit occurs."""
+    wide = RetrievalParams(seed_margin=math.inf)
     memory.insights.record_tasks(
         [
             task("s1", "heat some egg and put it on the table", actions=()),
@@ -303,6 +312,7 @@ def _scenario(memory: GraphMemory, space: str) -> None:
             task("s4", "cool egg on the table", actions=()),
         ],
         space=space,
+        params=wide,
     )
     memory.insights.add_insight("Heat it first.", space=space, evidence=["s1", "s3"])
     memory.insights.add_insight("Eggs go on the table.", space=space, evidence=["s2"])
@@ -314,11 +324,13 @@ def _scenario(memory: GraphMemory, space: str) -> None:
         memory.insights.record_tasks(
             [task(failed, f"heat egg on the table {failed}", status="failed", actions=("x",))],
             space=space,
+            params=wide,
         )
         memory.insights.feedback(failed, space=space)
     memory.insights.record_tasks(
         [task("r", "heat some egg and put it on the table", actions=("heat egg 1", "put egg 1"))],
         space=space,
+        params=wide,
     )
     memory.insights.feedback("r", space=space)
 

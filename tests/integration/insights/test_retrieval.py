@@ -106,7 +106,7 @@ def reference(
     key: str | None = None,
     keys: dict[str, str | None] | None = None,
 ) -> list[tuple[str, float, int, int]]:
-    seeds = top_k(vector, g["queries"], params.k, key=key, keys=keys)
+    seeds = top_k(vector, g["queries"], params.k, key=key, keys=keys, margin=params.seed_margin)
     neighbours: dict[str, set[str]] = {}
     for a, b in g["similar"]:
         neighbours.setdefault(a, set()).add(b)
@@ -127,8 +127,8 @@ def test_cypher_retrieval_matches_the_reference(
     compared = 0
     for params in (
         RetrievalParams(k=3, b=5, lam=1.0),
-        RetrievalParams(k=5, b=3, lam=0.0),
-        RetrievalParams(k=4, b=10, lam=2.5),
+        RetrievalParams(k=5, b=3, lam=0.0, seed_margin=math.inf),
+        RetrievalParams(k=4, b=10, lam=2.5, seed_margin=0.2),
     ):
         for _ in range(4):
             vector = unit(rng)
@@ -170,7 +170,7 @@ def test_a_crowded_shared_index_falls_back_to_an_exact_scan(
         write_dump(tmp_path / "crowd.jsonl", space + "-crowd", crowd),
         space=space + "-crowd",
     )
-    params = RetrievalParams(k=4, b=10)
+    params = RetrievalParams(k=4, b=10, seed_margin=math.inf)
     got = memory.insights.retrieve_by_vector(vector, space=space, params=params)
     assert [q.id for q in got.queries] == top_k(vector, g["queries"], 4)
     assert [(c.id, c.score) for c in got.insights] == [
@@ -200,7 +200,7 @@ def test_lambda_decides_whether_conflicts_sink_an_insight(
     vector = q["q0"]
 
     def ids(lam: float) -> list[str]:
-        params = RetrievalParams(k=6, b=2, lam=lam)
+        params = RetrievalParams(k=6, b=2, lam=lam, seed_margin=math.inf)
         found = memory.insights.retrieve_by_vector(vector, space=space, params=params)
         return [c.id for c in found.insights]
 

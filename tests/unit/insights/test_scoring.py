@@ -1,5 +1,7 @@
 import pytest
 
+from graphmem_neo4j.errors import InputError
+from graphmem_neo4j.insights.models import RetrievalParams, SimilarQuery, within_margin
 from graphmem_neo4j.insights.scoring import (
     EvidenceNode,
     cosine,
@@ -22,6 +24,21 @@ def test_cosine_and_top_k() -> None:
     assert cosine([0, 0], [1, 0]) == 0
     vectors = {"a": [1.0, 0.0], "b": [0.6, 0.8], "c": [-1.0, 0.0], "d": [1.0, 0.0]}
     assert top_k([1.0, 0.0], vectors, 3) == ["a", "d", "b"]
+
+
+def test_the_seed_margin_drops_queries_far_below_the_closest() -> None:
+    vectors = {"a": [1.0, 0.0], "b": [0.99, 0.141], "c": [0.6, 0.8]}  # cosines 1, 0.99, 0.6
+    assert top_k([1.0, 0.0], vectors, 3) == ["a", "b", "c"]
+    assert top_k([1.0, 0.0], vectors, 3, margin=0.05) == ["a", "b"]
+    assert top_k([0.6, 0.8], vectors, 3, margin=0.05) == ["c"]
+    found = [SimilarQuery("a", 0.93), SimilarQuery("b", 0.9), SimilarQuery("c", 0.7)]
+    assert within_margin(found, 0.05) == found[:2]
+    assert within_margin(found, float("inf")) == found
+    assert within_margin(found, 0.0) == found[:1]
+    assert within_margin([], 0.05) == []
+    assert RetrievalParams().seed_margin == 0.05  # the default every caller gets
+    with pytest.raises(InputError):
+        RetrievalParams(seed_margin=-0.1)
 
 
 def test_expansion_adds_neighbours_of_seeds_only() -> None:
