@@ -209,6 +209,10 @@ class FusionWeights:
     strong semantic match on the same footing as the best lexical match (3.0 chosen by
     leave-one-conversation-out on LoCoMo dev, with `previous` and `speaker`:
     docs/conversation.md, "The core constants")."""
+    dense_relative: bool = False
+    """Score the dense source by where a turn's cosine sits between the dense list's last and
+    best entry (in [0, 1], like the other sources) instead of by the raw cosine: the dense
+    weight then means the same on every model's cosine scale."""
     graph: float = 0.0
     """Entity-graph evidence, divided by its best score: in [0, 1]. 0: off by default (its
     per-question gain on LoCoMo dev has a 95% interval holding 0, and it lowers one of the three
