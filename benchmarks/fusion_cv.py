@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import pickle
 import statistics
 import sys
 import tempfile
@@ -105,10 +106,14 @@ def run(kept: Kept, system: dict[str, Any]) -> list[str]:
     return [h.turn_id for h in hits]
 
 
-def grid(slot: str, channels: Sequence[float], previous: Sequence[float]) -> list[dict[str, Any]]:
+def grid(
+    slot: str,
+    channels: Sequence[float],
+    previous: Sequence[float],
+    raw: Sequence[float],
+    rel: Sequence[float],
+) -> list[dict[str, Any]]:
     out = []
-    raw = (2.0, 3.0, 4.0, 5.0, 6.0)
-    rel = (0.5, 1.0, 1.5, 2.0, 3.0)
     for (weight, is_rel), channel, share in itertools.product(
         [(w, False) for w in raw] + [(w, True) for w in rel], channels, previous
     ):
@@ -148,24 +153,13 @@ def loco(
     return held, chosen
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/locomo_dev")
-    parser.add_argument("--second", type=Path, required=True, help="the second model directory")
-    parser.add_argument("--previous", default="0.5,0.7,0.9")
-    parser.add_argument("--channels", default="0,0.5,1,1.5,2")
-    args = parser.parse_args(argv)
-
-    from graphmem_neo4j.embedder import NumpyEmbedder
+def collect(groups: Any, questions: Any, first: Any, second: Any) -> list[Kept]:
+    """Ingest every conversation with `first`, search every question once in hybrid mode and
+    keep what the fusion received, with `second`'s dense list beside it."""
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.settings import Settings
     from graphmem_neo4j.store.embedded import EmbeddedServer
 
-    groups = read_locomo(args.data / "locomo_dev.json")
-    questions = load_questions(args.data)
-    first, second = NumpyEmbedder(), NumpyEmbedder(str(args.second))
     recorded: list[dict[str, Any]] = []
 
     def recording_fuse(**kwargs: Any) -> Any:
@@ -215,15 +209,51 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
         finally:
             server.stop()
+    return kept
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/locomo_dev")
+    parser.add_argument("--second", type=Path, required=True, help="the second model directory")
+    parser.add_argument("--previous", default="0.3,0.5,0.7,0.9")
+    parser.add_argument("--channels", default="0,0.5,1,1.5,2")
+    parser.add_argument("--raw", default="2,3,4,5,6,8", help="dense weights on the raw cosine")
+    parser.add_argument(
+        "--relative", default="0.25,0.5,0.75,1,1.5,2", help="dense weights on the relative cosine"
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="keep the searched candidate lists in this file; a later run with the same file "
+        "skips ingestion and searching",
+    )
+    args = parser.parse_args(argv)
+
+    from graphmem_neo4j.embedder import NumpyEmbedder
+
+    groups = read_locomo(args.data / "locomo_dev.json")
+    questions = load_questions(args.data)
+    kept: list[Kept]
+    if args.cache is not None and args.cache.exists():
+        kept = pickle.loads(args.cache.read_bytes())
+    else:
+        kept = collect(groups, questions, NumpyEmbedder(), NumpyEmbedder(str(args.second)))
+        if args.cache is not None:
+            args.cache.write_bytes(pickle.dumps(kept))
 
     spaces = [s for s, _ in groups]
     previous = [float(x) for x in args.previous.split(",")]
     channels = [float(x) for x in args.channels.split(",")]
+    raw = [float(x) for x in args.raw.split(",")]
+    rel = [float(x) for x in args.relative.split(",")]
     families = {
-        "default model alone": grid("default", [0.0], previous),
-        "second model alone": grid("second", [0.0], previous),
-        "both, default in the dense slot": grid("default", channels, previous),
-        "both, second in the dense slot": grid("second", channels, previous),
+        "default model alone": grid("default", [0.0], previous, raw, rel),
+        "second model alone": grid("second", [0.0], previous, raw, rel),
+        "both, default in the dense slot": grid("default", channels, previous, raw, rel),
+        "both, second in the dense slot": grid("second", channels, previous, raw, rel),
     }
     defaults = {"slot": "default", "dense": 3.0, "relative": False, "channel": 0.0, "previous": 0.7}
     fixed = [recall(run(k, defaults), k.evidence, 10) for k in kept]
