@@ -283,6 +283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         cats = ", ".join(f"{CATEGORIES[c]} {v:.3f}" for c, v in per_cat.items())
         print(f"  held out, all: R@10 {statistics.fmean(held):.3f}; {cats}")
+        best = max(sorted(scores), key=lambda n: statistics.fmean(scores[n]))
+        print(f"  chosen on all conversations: {best} (R@10 {statistics.fmean(scores[best]):.3f})")
     base_name = "default model alone"
     base = held_by[base_name]
     print(f"\ngain over '{base_name}' held out, per fold (95% paired-bootstrap interval)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 SearchMode = Literal["hybrid", "sf", "vector", "fulltext"]
@@ -290,3 +290,22 @@ class ConversationConfig:
     coreference: bool = False
     """A turn opening with a pronoun also mentions the entities of its speaker's previous
     turn (coref.py). Off: on LoCoMo dev it did not raise recall (docs/conversation.md)."""
+
+
+MODEL_WEIGHTS: dict[str, dict[str, Any]] = {}
+"""Fusion constants that depend on an embedding model's cosine scale, per model name (the
+last part of its path), each chosen by leave-one-conversation-out on LoCoMo dev for that model
+(benchmarks/fusion_cv.py; docs/conversation.md, "Embedding models"). A model without an entry
+takes the FusionWeights defaults, which were chosen for all-MiniLM-L6-v2."""
+
+
+def weights_for_model(model: str, weights: FusionWeights | None = None) -> FusionWeights:
+    """`weights` (the defaults when None) with the constants chosen for `model`."""
+    base = weights or FusionWeights()
+    chosen = MODEL_WEIGHTS.get(model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1])
+    return replace(base, **chosen) if chosen else base
+
+
+def config_for_model(model: str) -> ConversationConfig:
+    """The default configuration for a store searched with `model`."""
+    return ConversationConfig(weights=weights_for_model(model))
