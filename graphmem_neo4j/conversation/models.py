@@ -292,7 +292,11 @@ class ConversationConfig:
     turn (coref.py). Off: on LoCoMo dev it did not raise recall (docs/conversation.md)."""
 
 
-MODEL_WEIGHTS: dict[str, dict[str, Any]] = {}
+MODEL_WEIGHTS: dict[str, dict[str, Any]] = {
+    # bge's cosines sit high and close together: its dense score is taken relative to the
+    # dense list (FusionWeights.dense_relative) and weighs as much as the best BM25 match.
+    "bge-small-en-v1.5": {"dense": 1.0, "dense_relative": True, "previous": 0.5},
+}
 """Fusion constants that depend on an embedding model's cosine scale, per model name (the
 last part of its path), each chosen by leave-one-conversation-out on LoCoMo dev for that model
 (benchmarks/fusion_cv.py; docs/conversation.md, "Embedding models"). A model without an entry

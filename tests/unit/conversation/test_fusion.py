@@ -163,3 +163,15 @@ def test_relative_dense_scores_are_the_same_on_any_cosine_scale() -> None:
         weights=replace(weights, dense_relative=False),
     )
     assert {h.turn_id: h.score for h in raw}["lex"] == pytest.approx(1.0 + 0.80)
+
+
+def test_a_model_with_its_own_constants_gets_them_and_others_the_defaults() -> None:
+    from graphmem_neo4j.conversation.models import config_for_model, weights_for_model
+
+    bge = weights_for_model("/home/u/.graphmem/models/bge-small-en-v1.5/")
+    assert (bge.dense, bge.dense_relative, bge.previous) == (1.0, True, 0.5)
+    assert bge.lexical == FusionWeights().lexical
+    assert weights_for_model("all-MiniLM-L6-v2") == FusionWeights()
+    assert config_for_model("hash-384").weights == FusionWeights()
+    mine = FusionWeights(graph=0.3)
+    assert weights_for_model("bge-small-en-v1.5", mine).graph == 0.3
