@@ -208,7 +208,8 @@ class FusionWeights:
     """Raw cosine; MiniLM cosines spread over ~0.4 between noise and a match, so about 3 puts a
     strong semantic match on the same footing as the best lexical match (3.0 chosen by
     leave-one-conversation-out on LoCoMo dev, with `previous` and `speaker`:
-    docs/conversation.md, "The core constants")."""
+    docs/conversation.md, "The core constants"). These are MiniLM's; a model with its own
+    constants takes them from MODEL_WEIGHTS."""
     dense_relative: bool = False
     """Score the dense source by where a turn's cosine sits between the dense list's last and
     best entry (in [0, 1], like the other sources) instead of by the raw cosine: the dense
