@@ -215,6 +215,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         "previous turn, speaker boost) by leave-one-conversation-out, the graph constants at "
         "their defaults; every grid point searches every question",
     )
+    parser.add_argument(
+        "--grid-dense",
+        default=",".join(map(str, GRID_DENSE)),
+        help="--cv-core: dense weights on the raw cosine (comma-separated; the raw cosine's "
+        "scale is the model's, so a model other than MiniLM may want another range)",
+    )
+    parser.add_argument(
+        "--grid-relative",
+        default="",
+        help="--cv-core: dense weights on the relative cosine (FusionWeights.dense_relative: "
+        "the cosine's place between the dense list's last and best entry), comma-separated",
+    )
+    parser.add_argument("--grid-previous", default=",".join(map(str, GRID_PREVIOUS)))
+    parser.add_argument("--grid-speaker", default=",".join(map(str, GRID_SPEAKER_BOOST)))
+    parser.add_argument(
+        "--loco-out",
+        type=Path,
+        help="--cv-core: write each fold's chosen constants and its held-out per-question "
+        "R@10 (conversation, category, recall) as JSON, for comparing runs question by question",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     add_json_out(parser)
     args = parser.parse_args(argv)
@@ -295,7 +315,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if args.cv:
                         variants.update(cv_grid(service.config))
                     if args.cv_core:
-                        variants.update(core_grid(service.config))
+                        variants.update(
+                            core_grid(
+                                service.config,
+                                dense=floats(args.grid_dense),
+                                previous=floats(args.grid_previous),
+                                speaker=floats(args.grid_speaker),
+                                relative=floats(args.grid_relative),
+                            )
+                        )
                     if variants:
                         # Same store, same model; query vectors are memoised across variants
                         # (the variants are not timed).
@@ -339,7 +367,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cv:
         cross_validate(table, [space for space, _ in groups])
     if args.cv_core:
-        cross_validate(table, [space for space, _ in groups], prefix="core ")
+        folds = cross_validate(table, [space for space, _ in groups], prefix="core ")
+        if args.loco_out:
+            args.loco_out.write_text(
+                json.dumps({"embedder": embedder.name, "folds": folds}, indent=1)
+            )
     n_q = sum(len(v) for v in questions.values())
     rate = ingest_turns / ingest_seconds if ingest_seconds else 0.0
     print(f"\nquestions with evidence: {n_q}; conversations: {len(groups)}")
@@ -555,27 +587,59 @@ GRID_PREVIOUS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 GRID_SPEAKER_BOOST = (0.0, 0.1, 0.15)
 
 
-def core_grid(config: ConversationConfig) -> dict[str, ConversationConfig]:
-    """The core fusion constants' grid, set before leave-one-conversation-out was the rule:
-    the dense weight, the share a turn inherits from the turn before it, the speaker boost."""
+def floats(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in text.split(",") if x.strip())
+
+
+def core_grid(
+    config: ConversationConfig,
+    dense: Sequence[float] = GRID_DENSE,
+    previous: Sequence[float] = GRID_PREVIOUS,
+    speaker: Sequence[float] = GRID_SPEAKER_BOOST,
+    relative: Sequence[float] = (),
+) -> dict[str, ConversationConfig]:
+    """The core fusion constants' grid: the dense weight (on the raw cosine, or on the
+    relative one for the weights in `relative`), the share a turn inherits from the turn
+    before it, the speaker boost."""
     out: dict[str, ConversationConfig] = {}
-    for dense in GRID_DENSE:
-        for previous in GRID_PREVIOUS:
-            for speaker in GRID_SPEAKER_BOOST:
-                weights = replace(config.weights, dense=dense, previous=previous, speaker=speaker)
-                name = f"core dense={dense} previous={previous} speaker={speaker}"
+    scales = [(d, False) for d in dense] + [(d, True) for d in relative]
+    for weight, rel in scales:
+        for share in previous:
+            for boost in speaker:
+                weights = replace(
+                    config.weights,
+                    dense=weight,
+                    dense_relative=rel,
+                    previous=share,
+                    speaker=boost,
+                )
+                kind = "relative" if rel else "dense"
+                name = f"core {kind}={weight} previous={share} speaker={boost}"
                 out[name] = replace(config, weights=weights)
     return out
 
 
-def cross_validate(table: Table, spaces: Sequence[str], prefix: str = "cv ") -> None:
+def mean_interval(
+    values: Sequence[float], resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """The mean and its 95% bootstrap interval (questions resampled with replacement)."""
+    draw = random.Random(seed)
+    n = len(values)
+    means = sorted(sum(values[draw.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    return statistics.fmean(values), means[int(0.025 * resamples)], means[int(0.975 * resamples)]
+
+
+def cross_validate(
+    table: Table, spaces: Sequence[str], prefix: str = "cv "
+) -> dict[str, dict[str, Any]]:
     """Leave one conversation out: the grid point with the best mean R@10 over the questions of
     the other conversations is scored on the held-out one; the held-out scores of all folds
     make the cross-validated figure. `prefix` names the grid: "cv " the graph constants',
     "core " the core fusion constants'."""
     grid = {name: rows for name, rows in table.questions.items() if name.startswith(prefix)}
+    folds: dict[str, dict[str, Any]] = {}
     if len(spaces) < 2 or not grid:
-        return
+        return folds
 
     def mean(rows: Sequence[tuple[str, int, float]], keep: Any) -> float:
         values = [r for s, c, r in rows if keep(s, c)]
@@ -596,16 +660,21 @@ def cross_validate(table: Table, spaces: Sequence[str], prefix: str = "cv ") -> 
         chosen = max(sorted(grid), key=training)
         rows = [r for r in grid[chosen] if r[0] == space]
         held_out += rows
-        print(
-            f"  held out {space}: chose {chosen[len(prefix) :]}; held-out R@10 "
-            f"{mean(rows, lambda s, c: True):.3f}, multi-hop {mean(rows, lambda s, c: c == 1):.3f}"
-        )
+        folds[space] = {"chosen": chosen[len(prefix) :], "questions": rows}
+        parts = []
+        for label, keep in (("R@10", None), ("multi-hop", 1), ("temporal", 2)):
+            values = [r for _, c, r in rows if keep is None or c == keep]
+            if values:
+                m, low, high = mean_interval(values)
+                parts.append(f"{label} {m:.3f} [{low:.3f}, {high:.3f}]")
+        print(f"  held out {space}: chose {chosen[len(prefix) :]}; held-out " + ", ".join(parts))
     for label, rows in (
         ("cross-validated", held_out),
         ("all (defaults)", table.questions["hybrid"]),
     ):
         cats = "".join(f"{mean(rows, lambda s, c, k=k: c == k):>13.3f}" for k in CATEGORIES)
         print(f"{label:<22}{'':>7}{mean(rows, lambda s, c: True):>7.3f}{cats}")
+    return folds
 
 
 def baselines(

@@ -168,10 +168,16 @@ def fuse(
         return []
     # A turn outside the dense list is at most as similar as the list's last entry.
     floor = min((s for _, s in dense), default=0.0)
+    top = max((s for _, s in dense), default=0.0)
+    # Relative dense: the cosine's place between the list's last and best entry, in [0, 1],
+    # the same on every model's cosine scale (each model spreads its cosines differently).
+    span = top - floor if weights.dense_relative and top > floor else 0.0
     named = set(speakers)
     base: dict[str, float] = {}
     for tid, e in pool.items():
         cosine = e.dense if e.dense is not None else floor
+        if span:
+            cosine = (cosine - floor) / span
         score = (
             weights.lexical * e.lexical
             + weights.dense * cosine

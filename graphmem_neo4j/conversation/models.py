@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 SearchMode = Literal["hybrid", "sf", "vector", "fulltext"]
@@ -208,7 +208,12 @@ class FusionWeights:
     """Raw cosine; MiniLM cosines spread over ~0.4 between noise and a match, so about 3 puts a
     strong semantic match on the same footing as the best lexical match (3.0 chosen by
     leave-one-conversation-out on LoCoMo dev, with `previous` and `speaker`:
-    docs/conversation.md, "The core constants")."""
+    docs/conversation.md, "The core constants"). These are MiniLM's; a model with its own
+    constants takes them from MODEL_WEIGHTS."""
+    dense_relative: bool = False
+    """Score the dense source by where a turn's cosine sits between the dense list's last and
+    best entry (in [0, 1], like the other sources) instead of by the raw cosine: the dense
+    weight then means the same on every model's cosine scale."""
     graph: float = 0.0
     """Entity-graph evidence, divided by its best score: in [0, 1]. 0: off by default (its
     per-question gain on LoCoMo dev has a 95% interval holding 0, and it lowers one of the three
@@ -286,3 +291,26 @@ class ConversationConfig:
     coreference: bool = False
     """A turn opening with a pronoun also mentions the entities of its speaker's previous
     turn (coref.py). Off: on LoCoMo dev it did not raise recall (docs/conversation.md)."""
+
+
+MODEL_WEIGHTS: dict[str, dict[str, Any]] = {
+    # bge's cosines sit high and close together: its dense score is taken relative to the
+    # dense list (FusionWeights.dense_relative) and weighs as much as the best BM25 match.
+    "bge-small-en-v1.5": {"dense": 1.0, "dense_relative": True, "previous": 0.5},
+}
+"""Fusion constants that depend on an embedding model's cosine scale, per model name (the
+last part of its path), each chosen by leave-one-conversation-out on LoCoMo dev for that model
+(benchmarks/fusion_cv.py; docs/conversation.md, "Embedding models"). A model without an entry
+takes the FusionWeights defaults, which were chosen for all-MiniLM-L6-v2."""
+
+
+def weights_for_model(model: str, weights: FusionWeights | None = None) -> FusionWeights:
+    """`weights` (the defaults when None) with the constants chosen for `model`."""
+    base = weights or FusionWeights()
+    chosen = MODEL_WEIGHTS.get(model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1])
+    return replace(base, **chosen) if chosen else base
+
+
+def config_for_model(model: str) -> ConversationConfig:
+    """The default configuration for a store searched with `model`."""
+    return ConversationConfig(weights=weights_for_model(model))

@@ -22,6 +22,7 @@ from .models import (
     SearchMode,
     SearchResult,
     TurnInput,
+    config_for_model,
 )
 from .readers import InputFormat, QueryRow
 from .search import Searcher
@@ -32,7 +33,8 @@ class ConversationService:
     def __init__(self, parts: Parts, config: ConversationConfig | None = None) -> None:
         self.parts = parts
         self._searcher: Searcher | None = None
-        self.config = config or ConversationConfig()
+        # Without a configuration, the constants chosen for the configured embedding model.
+        self.config = config or config_for_model(parts.embedder.name)
 
     @property
     def config(self) -> ConversationConfig:

@@ -10,9 +10,11 @@ import pytest
 from graphmem_neo4j.conversation.models import ConversationConfig, TurnInput
 from graphmem_neo4j.conversation.readers import QueryRow
 from graphmem_neo4j.conversation.service import ConversationService
+from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.nearest import SETTLE_FACTOR, SHARE_MARGIN
+from graphmem_neo4j.settings import Settings
 
 
 @pytest.fixture
@@ -177,3 +179,26 @@ def test_the_turn_index_size_is_read_only_for_a_space_too_big_to_scan(
     pool = ConversationConfig().candidates
     share_sized = math.ceil(SETTLE_FACTOR * SHARE_MARGIN * pool * indexed / own)
     assert asked[0]["candidates"] == min(4 * pool, share_sized)  # type: ignore[index]
+
+
+def test_a_memory_searches_with_the_constants_chosen_for_its_model(
+    engine_settings: Settings, space: str, example_turns: list[TurnInput]
+) -> None:
+    """A model with an entry in MODEL_WEIGHTS gets its constants (bge-small's relative dense
+    score); an explicit configuration is kept as given."""
+
+    class NamedBge(HashEmbedder):
+        def __init__(self) -> None:
+            super().__init__(64)
+            self.name = "bge-small-en-v1.5"
+
+    with GraphMemory(engine_settings, embedder=NamedBge()) as memory:
+        weights = memory.conversation.config.weights
+        assert (weights.dense, weights.dense_relative, weights.previous) == (1.0, True, 0.5)
+        memory.conversation.add_turns(example_turns, space=space, forget_every=0)
+        hits = memory.conversation.search(
+            "What did Maya adopt, and when?", space=space, k=3, touch=False
+        ).hits
+        assert hits and all(h.score > 0 for h in hits)
+        mine = ConversationService(memory, ConversationConfig())
+        assert not mine.config.weights.dense_relative

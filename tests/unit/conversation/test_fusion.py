@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from graphmem_neo4j.conversation.dedup import cluster_new_names, cosine, entity_id
@@ -134,3 +136,42 @@ def test_entity_clusters_and_ids() -> None:
     ]
     with pytest.raises(ValueError):
         cluster_new_names(["a"], [], 0.9)
+
+
+def test_relative_dense_scores_are_the_same_on_any_cosine_scale() -> None:
+    """A model whose cosines sit high and close together (0.80-0.86) ranks like one that
+    spreads them (0.20-0.80) once the dense score is relative to the list."""
+    weights = FusionWeights(dense=1.0, dense_relative=True, previous=0.0, following=0.0)
+    lexical = [(c("lex", 1), 1.0), (c("mid", 5), 0.5)]
+
+    def ranking(cosines: list[float]) -> list[tuple[str, float]]:
+        dense = [
+            (c(t, s), x)
+            for (t, s), x in zip([("d", 9), ("mid", 5), ("lex", 1)], cosines, strict=False)
+        ]
+        hits = fuse(lexical=lexical, dense=dense, graph=[], weights=weights)
+        return [(h.turn_id, round(h.score, 6)) for h in hits]
+
+    spread, packed = ranking([0.80, 0.50, 0.20]), ranking([0.86, 0.83, 0.80])
+    assert spread == packed
+    # relative cosine: d 1.0, mid 0.5, lex 0.0; lexical over its best: lex 1.0, mid 0.5
+    assert dict(spread) == pytest.approx({"d": 1.0, "mid": 1.0, "lex": 1.0})
+    raw = fuse(
+        lexical=lexical,
+        dense=[(c("d", 9), 0.86), (c("lex", 1), 0.80)],
+        graph=[],
+        weights=replace(weights, dense_relative=False),
+    )
+    assert {h.turn_id: h.score for h in raw}["lex"] == pytest.approx(1.0 + 0.80)
+
+
+def test_a_model_with_its_own_constants_gets_them_and_others_the_defaults() -> None:
+    from graphmem_neo4j.conversation.models import config_for_model, weights_for_model
+
+    bge = weights_for_model("/home/u/.graphmem/models/bge-small-en-v1.5/")
+    assert (bge.dense, bge.dense_relative, bge.previous) == (1.0, True, 0.5)
+    assert bge.lexical == FusionWeights().lexical
+    assert weights_for_model("all-MiniLM-L6-v2") == FusionWeights()
+    assert config_for_model("hash-384").weights == FusionWeights()
+    mine = FusionWeights(graph=0.3)
+    assert weights_for_model("bge-small-en-v1.5", mine).graph == 0.3

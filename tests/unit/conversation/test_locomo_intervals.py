@@ -78,3 +78,35 @@ def test_data_without_multi_hop_questions_prints_a_dash_instead_of_failing(
     row = next(line for line in capsys.readouterr().out.splitlines() if "-graph" in line)
     assert "+1.000 [+1.000, +1.000]" in row
     assert row.rstrip().endswith("-")
+
+
+def test_the_core_grid_holds_raw_and_relative_dense_weights(locomo: ModuleType) -> None:
+    from graphmem_neo4j.conversation.models import ConversationConfig
+
+    grid = locomo.core_grid(
+        ConversationConfig(), dense=(2.0, 3.0), previous=(0.7,), speaker=(0.0,), relative=(0.5,)
+    )
+    assert sorted(grid) == [
+        "core dense=2.0 previous=0.7 speaker=0.0",
+        "core dense=3.0 previous=0.7 speaker=0.0",
+        "core relative=0.5 previous=0.7 speaker=0.0",
+    ]
+    assert grid["core relative=0.5 previous=0.7 speaker=0.0"].weights.dense_relative
+    assert not grid["core dense=3.0 previous=0.7 speaker=0.0"].weights.dense_relative
+
+
+def test_leave_one_out_scores_each_fold_with_what_the_others_chose(locomo: ModuleType) -> None:
+    table = locomo.Table()
+    # "core a" wins on conv-1 and conv-2, "core b" on conv-3: held out, conv-3 gets a's score.
+    for name, scores in (("core a", (1.0, 1.0, 0.0)), ("core b", (0.0, 0.0, 1.0))):
+        for space, score in zip(("conv-1", "conv-2", "conv-3"), scores, strict=False):
+            table.add(name, 1, ["t"] if score else ["x"], ["t"], space)
+    table.add("hybrid", 1, ["t"], ["t"], "conv-1")
+    folds = locomo.cross_validate(table, ["conv-1", "conv-2", "conv-3"], prefix="core ")
+    assert {s: f["chosen"] for s, f in folds.items()} == {
+        "conv-1": "a",
+        "conv-2": "a",
+        "conv-3": "a",
+    }
+    assert [r[2] for r in folds["conv-3"]["questions"]] == [0.0]
+    assert locomo.mean_interval([1.0, 1.0, 1.0]) == (1.0, 1.0, 1.0)
