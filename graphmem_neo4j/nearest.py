@@ -105,7 +105,7 @@ def nearest(
     }
     pending = {p.key: p for p in probes}
     found: dict[str, list[Row]] = {}
-    filtered = bool(store.vector_space_filter)
+    filtered = bool(getattr(store, "vector_space_filter", False))  # a wrapper may not say
     candidates = max(4 * k, FIRST_CANDIDATES)
     if filtered:
         share = 1.0  # every candidate is the space's
