@@ -16,9 +16,10 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     rich_markup_mode=None,  # plain help, see main.py
-    help="Run a local Neo4j 5 (Community, embedded in a JVM with Bolt on 127.0.0.1) for users "
-    "with Java but no Docker, with Neo4j Browser on http://127.0.0.1:7474/browser/ styled for "
-    "graphmem. Data and a generated password live in GRAPHMEM_HOME/neo4j; "
+    help="Run a local Neo4j Community (5.26 LTS, or 2026 with --line 2026; embedded in a JVM "
+    "with Bolt on 127.0.0.1) for users with Java but no Docker, with Neo4j Browser on "
+    "http://127.0.0.1:7474/browser/ styled for graphmem. Data and a generated password live "
+    "in GRAPHMEM_HOME/neo4j (neo4j-2026 for the 2026 line); "
     "`start` prints what to export to point graphmem at it.",
     no_args_is_help=True,
 )
