@@ -27,9 +27,10 @@ So a result never silently lacks what the space holds; the index only makes it c
 
 A store whose vector indexes filter by space inside the index (`store.vector_space_filter`:
 Neo4j 2026 with Cypher 25's SEARCH, queries.py) gives only the space's candidates: the first
-request asks 2.2k of them, and a short answer there means the space holds no more (it is
-settled, never scanned). Only filters beyond the space (an exclusion list, a status) can still
-leave a probe unsettled, with the same second request and scan as above. Both
+request still asks max(4k, 64) of them (the index's quantised HNSW search is more exact when it
+looks deeper; the exact cosine reranks them), and a short answer there means the space holds
+no more (it is settled, never scanned). Only filters beyond the space (an exclusion list, a
+status) can still leave a probe unsettled, with the same second request and scan as above. Both
 queries of a lookup take `$probes` (a list of `{key, embedding}`), `$space`, `$k` and
 `$min_similarity`; the index query also `$candidates`; each hit is a map with at least `id` and
 `similarity`. The exact query returns one row per probe: `key` and its `hits`, best first.
@@ -107,9 +108,7 @@ def nearest(
     found: dict[str, list[Row]] = {}
     filtered = bool(getattr(store, "vector_space_filter", False))  # a wrapper may not say
     candidates = max(4 * k, FIRST_CANDIDATES)
-    if filtered:
-        share = 1.0  # every candidate is the space's
-    if share is not None and share > 0:
+    if share is not None and share > 0 and not filtered:
         candidates = min(candidates, math.ceil(SETTLE_FACTOR * SHARE_MARGIN * k / min(share, 1.0)))
     for _round in (1, 2):
         if exact or not pending:
