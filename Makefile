@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 LINT_DIR := tests/cypher_lint
 
-.PHONY: setup demo test lint unit integration bench bench-report clean neo4j neo4j-stop chromium browser-test screenshots \
+.PHONY: setup demo test test-neo4j-2026 lint unit integration bench bench-report clean neo4j neo4j-stop chromium browser-test screenshots \
 	llm-runtime llm llm-stop llm-test migrate-venvs model-bge
 NEO4J_LOCAL := neo4j-local
 
@@ -46,6 +46,25 @@ $(NEO4J_LOCAL)/target/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J
 	@cd $(NEO4J_LOCAL) && export MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC $$MAVEN_OPTS" && \
 		$(QUIET) mvn -q -B package -DskipTests
 	@touch $@
+
+# The local Neo4j 2026 (`graphmem neo4j --line 2026`; Maven profile neo4j-2026, built into
+# target-2026/): Java 21+ from JAVA_HOME, PATH or /usr/lib/jvm builds and runs it; without one
+# this fails, naming what it looked for.
+$(NEO4J_LOCAL)/target-2026/classpath.txt: $(NEO4J_LOCAL)/pom.xml $(shell find $(NEO4J_LOCAL)/src -name '*.java') | $(VENV)/.installed
+	@echo "== setup: the local Neo4j 2026 for its tests (mvn -Pneo4j-2026 package in $(NEO4J_LOCAL))"
+	@rm -f $@ && $(BIN)/graphmem neo4j install --line 2026 > /dev/null
+	@touch $@
+
+# The Neo4j-specific tests again on Neo4j 2026 (vector SEARCH with the in-index space filter):
+# vector lookups, search, recall, engine parity, schema migrations and plans, import/export.
+NEO4J_2026_TESTS := tests/integration/test_nearest.py tests/integration/test_neo4j_schema.py \
+	tests/integration/test_engine_parity.py tests/integration/test_vector_updates.py \
+	tests/integration/conversation/test_search.py tests/integration/conversation/test_llm_and_export.py \
+	tests/integration/recall/test_recall.py tests/integration/test_dump_rules.py tests/integration/test_schema.py
+test-neo4j-2026: setup $(NEO4J_LOCAL)/target-2026/classpath.txt
+	GRAPHMEM_TEST_NEO4J_LINE=2026 GRAPHMEM_TEST_REQUIRE_ENGINES=1 $(BIN)/python -m pytest -m neo4j \
+		--durations=10 $(NEO4J_2026_TESTS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # A local Neo4j in the background on 127.0.0.1:$(NEO4J_PORT); prints what to export.
 NEO4J_PORT ?= 7687
@@ -185,4 +204,4 @@ bench-report:
 	$(BIN)/python benchmarks/report.py
 
 clean:
-	rm -rf $(VENV) $(LINT_DIR)/node_modules $(NEO4J_LOCAL)/target build dist *.egg-info
+	rm -rf $(VENV) $(LINT_DIR)/node_modules $(NEO4J_LOCAL)/target $(NEO4J_LOCAL)/target-2026 build dist *.egg-info

@@ -120,12 +120,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline-runs", type=int, default=3)
     add_json_out(parser)
     parser.add_argument("--neo4j", action="store_true", help="the local Neo4j's first search")
+    parser.add_argument("--neo4j-line", default="5.26", help="with --neo4j: 5.26 or 2026")
     args = parser.parse_args(argv)
     figures = Figures("cli_latency")
 
     with tempfile.TemporaryDirectory(prefix="gm-cli-") as home:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_")}
         env["GRAPHMEM_HOME"] = home
+        env["GRAPHMEM_NEO4J_LINE"] = args.neo4j_line  # `graphmem neo4j --line`
         print(
             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; "
             f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}"

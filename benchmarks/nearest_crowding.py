@@ -3,6 +3,10 @@
 
     python benchmarks/nearest_crowding.py                       # 100 x 2,000 and 5 x 50,000
     python benchmarks/nearest_crowding.py --layouts 100x2000
+    python benchmarks/nearest_crowding.py --engines neo4j,neo4j-2026   # 5.26 beside 2026
+
+Engines: falkordb, neo4j (the local 5.26 LTS) and neo4j-2026 (the local 2026 line, whose
+SEARCH filters the index by space: `graphmem neo4j install --line 2026` first).
 
 Turns are written straight into the store (portability/node_turn) with 384-d vectors drawn
 around 300 topic centres shared by every space (tenants talk about the same things), so the
@@ -35,7 +39,7 @@ from graphmem_neo4j.memory import GraphMemory  # noqa: E402
 from graphmem_neo4j.nearest import nearest_one  # noqa: E402
 from graphmem_neo4j.settings import Settings  # noqa: E402
 from graphmem_neo4j.store.embedded import EmbeddedServer  # noqa: E402
-from graphmem_neo4j.store.local_neo4j import LocalNeo4j  # noqa: E402
+from graphmem_neo4j.store.local_neo4j import LINES, LocalNeo4j  # noqa: E402
 
 DIM = 384
 K = 10
@@ -141,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--layouts", default="100x2000,5x50000", help="spaces x turns, ...")
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--engines", default="falkordb,neo4j")
+    parser.add_argument("--engines", default="falkordb,neo4j", help="of falkordb,neo4j,neo4j-2026")
     add_json_out(parser)
     args = parser.parse_args(argv)
     figures = Figures("nearest_crowding")
@@ -164,7 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     settings = Settings(home=home, embedded_port=server.port, database="crowd")
                     stop = server.stop
                 else:
-                    neo4j = LocalNeo4j(home, free_port(), heap="2g", pagecache_mb=1024)
+                    line = LINES["2026" if engine == "neo4j-2026" else "5.26"]
+                    neo4j = LocalNeo4j(home, free_port(), heap="2g", pagecache_mb=1024, line=line)
                     neo4j.start()
                     settings = Settings(uri=neo4j.uri, password=neo4j.password())
                     stop = neo4j.stop

@@ -23,7 +23,14 @@ index for more candidates than it needs and knows when it has seen enough:
   small: identical vectors in many spaces (the same texts in several tenants) make cliques the
   search cannot leave, so a short answer is never taken as "the index ran out".
 
-So a result never silently lacks what the space holds; the index only makes it cheap. Both
+So a result never silently lacks what the space holds; the index only makes it cheap.
+
+A store whose vector indexes filter by space inside the index (`store.vector_space_filter`:
+Neo4j 2026 with Cypher 25's SEARCH, queries.py) gives only the space's candidates: the first
+request still asks max(4k, 64) of them (the index's quantised HNSW search is more exact when it
+looks deeper; the exact cosine reranks them), and a short answer there means the space holds
+no more (it is settled, never scanned). Only filters beyond the space (an exclusion list, a
+status) can still leave a probe unsettled, with the same second request and scan as above. Both
 queries of a lookup take `$probes` (a list of `{key, embedding}`), `$space`, `$k` and
 `$min_similarity`; the index query also `$candidates`; each hit is a map with at least `id` and
 `similarity`. The exact query returns one row per probe: `key` and its `hits`, best first.
@@ -99,8 +106,9 @@ def nearest(
     }
     pending = {p.key: p for p in probes}
     found: dict[str, list[Row]] = {}
+    filtered = bool(getattr(store, "vector_space_filter", False))  # a wrapper may not say
     candidates = max(4 * k, FIRST_CANDIDATES)
-    if share is not None and share > 0:
+    if share is not None and share > 0 and not filtered:
         candidates = min(candidates, math.ceil(SETTLE_FACTOR * SHARE_MARGIN * k / min(share, 1.0)))
     for _round in (1, 2):
         if exact or not pending:
@@ -110,7 +118,10 @@ def nearest(
         shares: list[float] = []
         for key in list(pending):
             answer = answers.get(key)
-            if answer is not None and answer.settled(k, candidates, min_similarity):
+            if answer is None and filtered:
+                found[key] = []  # the space has no node in the index
+                del pending[key]
+            elif answer is not None and answer.settled(k, candidates, min_similarity, filtered):
                 found[key] = _top(answer.hits, k)
                 del pending[key]
             elif answer is not None and answer.seen >= candidates:
@@ -176,11 +187,14 @@ class _Answer:
     floor: float | None = None
     hits: list[Row] = field(default_factory=list)
 
-    def settled(self, k: int, asked: int, min_similarity: float) -> bool:
-        """Whether the index's answer holds the space's top k for this probe."""
+    def settled(self, k: int, asked: int, min_similarity: float, filtered: bool = False) -> bool:
+        """Whether the index's answer holds the space's top k for this probe (`filtered`: the
+        index gave the space's nodes only, so a short answer is all the space holds)."""
         if len(self.hits) >= SETTLE_FACTOR * k:
             return True
         full = self.seen >= asked
+        if filtered and not full:
+            return True
         return full and self.floor is not None and self.floor + FLOOR_MARGIN < min_similarity
 
 

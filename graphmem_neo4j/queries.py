@@ -11,6 +11,18 @@ here, instead of in a `.falkordb.cypher` variant of every query that meets them:
 The rewrite is of fixed function names in the file's text: no value ever becomes query text.
 A query that differs in anything else (vector index procedures, DDL, introspection) keeps its
 `<name>.falkordb.cypher` variant.
+
+A Neo4j server with Cypher 25's vector `SEARCH` clause (Neo4j 2026.02 and later) filters a
+vector index by `space` inside the index. One more rewrite says that difference once, for the
+Neo4j text of every query (`search=True`, chosen by the store from the server's version):
+
+    CALL db.index.vector.queryNodes('<index>', $candidates, <vector>) YIELD node AS n, score
+        becomes  MATCH (n) SEARCH n IN (VECTOR INDEX <index> FOR <vector>
+                                        WHERE n.space = $space LIMIT $candidates) SCORE AS score
+    CREATE VECTOR INDEX <index> IF NOT EXISTS FOR (n:<Label>) ON (n.embedding)
+        gains    WITH [n.space]   (the index's filter property)
+
+and a query so rewritten runs as `CYPHER 25`. Every other query is sent unchanged.
 """
 
 from __future__ import annotations
@@ -33,9 +45,12 @@ def _root() -> Traversable:
 
 
 @cache
-def load_query(name: str, dialect: Dialect) -> str:
+def load_query(name: str, dialect: Dialect, *, search: bool = False) -> str:
     """Text of query `name` ("layer/query") for `dialect`: the variant if one exists, else the
-    shared file. Raises QueryNotFound for a name with no file."""
+    shared file; on Neo4j with `search`, in its vector SEARCH form (see above). Raises
+    QueryNotFound for a name with no file."""
+    if search and dialect == "neo4j":
+        return with_vector_search(load_query(name, dialect))
     if not _NAME.match(name):
         raise QueryNotFound(f"bad query name {name!r}: expected 'layer/name'")
     layer, base = name.split("/")
@@ -51,6 +66,27 @@ def load_query(name: str, dialect: Dialect) -> str:
 
 
 _VECTOR = re.compile(r"\btoFloatList\s*\(")
+_INDEX_QUERY = re.compile(
+    r"CALL\s+db\.index\.vector\.queryNodes\(\s*'(?P<index>\w+)'\s*,\s*\$candidates\s*,"
+    r"\s*(?P<vector>[\w.$]+)\s*\)\s*YIELD\s+node\s+AS\s+(?P<node>\w+)\s*,\s*score\b"
+)
+_SEARCH = (
+    r"MATCH (\g<node>)\nSEARCH \g<node> IN (VECTOR INDEX \g<index> FOR \g<vector>"
+    r" WHERE \g<node>.space = $space LIMIT $candidates) SCORE AS score"
+)
+_INDEX_DDL = re.compile(
+    r"(CREATE\s+VECTOR\s+INDEX\s+\w+\s+IF\s+NOT\s+EXISTS\s+"
+    r"FOR\s+\((?P<node>\w+):\w+\)\s+ON\s+\((?P=node)\.embedding\))"
+)
+_FILTERED = r"\1\nWITH [\g<node>.space]"
+
+
+def with_vector_search(text: str) -> str:
+    """A Neo4j query as a server with vector SEARCH runs it (see the module's docstring)."""
+    rewritten = _INDEX_DDL.sub(_FILTERED, _INDEX_QUERY.sub(_SEARCH, text))
+    return text if rewritten == text else f"CYPHER 25\n{rewritten}"
+
+
 _COSINE = re.compile(r"\bvector\.similarity\.cosine\s*\(")
 
 
@@ -102,10 +138,10 @@ def query_files() -> list[tuple[str, str, Dialect | None]]:
     return found
 
 
-def queries_for(dialect: Dialect) -> dict[str, str]:
+def queries_for(dialect: Dialect, *, search: bool = False) -> dict[str, str]:
     """name → text of every query this dialect runs (shared files plus its own variants)."""
     names = {name for name, _, d in query_files() if d in (None, dialect)}
-    return {name: load_query(name, dialect) for name in sorted(names)}
+    return {name: load_query(name, dialect, search=search) for name in sorted(names)}
 
 
 def explained(text: str) -> str:

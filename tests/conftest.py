@@ -71,22 +71,30 @@ def _docker_answers() -> bool:
     return True
 
 
+def neo4j_test_line() -> local_neo4j.Line:
+    """The Neo4j line the local test server runs: GRAPHMEM_TEST_NEO4J_LINE (5.26 or 2026),
+    else the default (`make test-neo4j-2026` runs the Neo4j tests on 2026)."""
+    return local_neo4j.line_named(os.environ.get("GRAPHMEM_TEST_NEO4J_LINE"))
+
+
 @pytest.fixture(scope="session")
 def local_neo4j_server(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[local_neo4j.LocalNeo4j]:
     """The session's local Neo4j, as `graphmem neo4j start` runs it: Bolt, and Neo4j Browser
-    on an HTTP port applying graphmem's style on connect. Its folder is `<home>/neo4j`, so
-    GRAPHMEM_HOME=<home> finds it the way the CLI does. Skipped with the reason when no local
-    Neo4j can start here."""
-    reason = local_neo4j.unavailable_reason()
+    on an HTTP port applying graphmem's style on connect. Its folder is `<home>/neo4j`
+    (`neo4j-2026` for that line), so GRAPHMEM_HOME=<home> finds it the way the CLI does.
+    Skipped with the reason when no local Neo4j can start here."""
+    line = neo4j_test_line()
+    reason = local_neo4j.unavailable_reason(line=line)
     if reason is not None:
         skip_for_want_of(f"no local Neo4j: {reason}")
     server = local_neo4j.LocalNeo4j(
-        tmp_path_factory.mktemp("neo4j-home") / "neo4j",
+        tmp_path_factory.mktemp("neo4j-home") / line.folder,
         free_port(),
         http_port=free_port(),
         post_connect=post_connect_command(),
+        line=line,
     )
     server.start()  # attached: it stops with this process, however that ends
     yield server
@@ -104,7 +112,10 @@ def neo4j_uri(request: pytest.FixtureRequest) -> Iterator[tuple[str, str, str]]:
             os.environ.get("GRAPHMEM_TEST_NEO4J_PASSWORD", "password"),
         )
         return
-    if local_neo4j.unavailable_reason() is None:
+    if (
+        local_neo4j.unavailable_reason(line=neo4j_test_line()) is None
+        or os.environ.get("GRAPHMEM_TEST_NEO4J_LINE")  # that line or a clear failure
+    ):
         server: local_neo4j.LocalNeo4j = request.getfixturevalue("local_neo4j_server")
         yield server.uri, "neo4j", server.password()
         return

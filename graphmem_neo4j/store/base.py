@@ -21,6 +21,9 @@ class GraphStore(Protocol):
 
     dialect: Dialect
     target: EngineTarget
+    vector_space_filter: bool
+    """Whether a vector index query filters by `space` inside the index (Neo4j with Cypher
+    25's SEARCH): then a short answer means the space has no more nodes (nearest.py)."""
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         """Run a read-only query (routed to a reader on a Neo4j cluster)."""
@@ -66,6 +69,8 @@ def chunks(rows: Sequence[Mapping[str, Any]], size: int) -> Iterable[Sequence[Ma
 
 class BatchingMixin:
     """write_batches on top of write, shared by both stores."""
+
+    vector_space_filter: bool = False
 
     def write(self, query: str, params: Params | None = None) -> list[Row]:
         raise NotImplementedError

@@ -1,5 +1,9 @@
-"""A local Neo4j Community server without Docker: the `neo4j-local/` Maven module (Neo4j 5.26
+"""A local Neo4j Community server without Docker: the `neo4j-local/` Maven module (Neo4j
 embedded in a JVM with its Bolt connector on 127.0.0.1), started with plain `java`.
+
+Two release lines build from the one module (`LINES`): 5.26 LTS (the default; Java 17 or 21)
+and 2026 (Maven profile `neo4j-2026`, built into `target-2026/`; Java 21 or newer, which
+`find_java` looks for in JAVA_HOME, on PATH and in the usual JDK folders).
 
 A source checkout builds the module in place (`make setup`). An installed wheel carries the
 module's pom and Java source as package data (`graphmem_neo4j.neo4j_local`); `install()` (run by
@@ -43,6 +47,104 @@ SOURCE_MODULE = Path(__file__).resolve().parents[2] / "neo4j-local"
 MAVEN_JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 PACKAGED_MODULE = "graphmem_neo4j.neo4j_local"
 """The module's pom and source as package data (an installed wheel's copy)."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One Neo4j release line the module builds: its Maven profile, build folder, the Java
+    releases it runs on and the data folder name under GRAPHMEM_HOME (a store written by a
+    newer line cannot be opened by an older one, so each line keeps its own)."""
+
+    name: str
+    version: str
+    profile: str | None
+    build_dir: str
+    java_min: int
+    java_max: int | None
+    folder: str
+
+
+LINES = {
+    "5.26": Line("5.26", "5.26.30", None, "target", 17, 21, "neo4j"),
+    "2026": Line("2026", "2026.08.1", "neo4j-2026", "target-2026", 21, None, "neo4j-2026"),
+}
+DEFAULT_LINE = "5.26"
+JDK_FOLDERS = ("/usr/lib/jvm", "/usr/java", "/opt/java", "/Library/Java/JavaVirtualMachines")
+"""Where JDKs are installed when neither JAVA_HOME nor PATH gives a suitable one."""
+
+
+def line_named(name: str | None) -> Line:
+    """The line for `name`: a line ("5.26", "2026") or a version of one ("2026.08.1")."""
+    name = (name or DEFAULT_LINE).strip()
+    for line in LINES.values():
+        if name in (line.name, line.version) or name.startswith(line.name + "."):
+            return line
+    known = ", ".join(f"{n} ({line.version})" for n, line in LINES.items())
+    raise EngineUnavailable(f"unknown Neo4j line {name!r}: choose one of {known}")
+
+
+def _java_release(java: Path) -> int | None:
+    """The major Java release of the `java` binary at `java`: from its JDK's `release` file,
+    else from `java -version`."""
+    home = java.resolve().parent.parent
+    with contextlib.suppress(OSError):
+        for text in (home / "release").read_text(encoding="utf-8").splitlines():
+            if text.startswith("JAVA_VERSION="):
+                return _major(text.split("=", 1)[1].strip('"'))
+    try:
+        done = subprocess.run(
+            [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for word in done.stderr.split():
+        if word.startswith('"') and word.endswith('"'):
+            return _major(word.strip('"'))
+    return None
+
+
+def _major(version: str) -> int | None:
+    head = version.split(".")
+    with contextlib.suppress(ValueError):
+        major = int(head[0])
+        return int(head[1]) if major == 1 and len(head) > 1 else major
+    return None
+
+
+def _java_candidates() -> list[Path]:
+    found: list[Path] = []
+    if os.environ.get("JAVA_HOME"):
+        found.append(Path(os.environ["JAVA_HOME"]) / "bin" / "java")
+    on_path = shutil.which("java")
+    if on_path:
+        found.append(Path(on_path))
+    for folder in JDK_FOLDERS:
+        with contextlib.suppress(OSError):
+            for home in sorted(Path(folder).iterdir(), reverse=True):
+                for java in (home / "bin" / "java", home / "Contents/Home/bin/java"):
+                    if java.is_file():
+                        found.append(java)
+    return found
+
+
+def find_java(line: Line) -> Path | None:
+    """A `java` whose release `line` runs on: JAVA_HOME's first, then PATH's, then the
+    newest suitable one in JDK_FOLDERS; None when there is none."""
+    for java in _java_candidates():
+        release = _java_release(java) if os.access(java, os.X_OK) else None
+        if release is None or release < line.java_min:
+            continue
+        if line.java_max is None or release <= line.java_max:
+            return java
+    return None
+
+
+def _java_wanted(line: Line) -> str:
+    most = f" to {line.java_max}" if line.java_max else " or newer"
+    return (
+        f"no Java {line.java_min}{most} found for Neo4j {line.version} (looked in JAVA_HOME, "
+        f"PATH and {', '.join(JDK_FOLDERS)}): install one or set JAVA_HOME to it"
+    )
 
 
 def packaged_module() -> Traversable | None:
@@ -93,28 +195,29 @@ def _packaged_digest(root: Traversable) -> str:
     return digest.hexdigest()[:12]
 
 
-def _classpath(module: Path) -> str | None:
-    jars = sorted((module / "target").glob("graphmem-local-neo4j-*.jar"))
-    listing = module / "target" / "classpath.txt"
+def _classpath(module: Path, line: Line) -> str | None:
+    jars = sorted((module / line.build_dir).glob("graphmem-local-neo4j-*.jar"))
+    listing = module / line.build_dir / "classpath.txt"
     if not jars or not listing.is_file():
         return None
     return os.pathsep.join([str(jars[-1]), listing.read_text(encoding="utf-8").strip()])
 
 
-def is_built(module: Path | None = None) -> bool:
-    """Whether the module is built (starting needs only Java)."""
-    return _classpath(module or module_dir()) is not None
+def is_built(module: Path | None = None, line: Line | None = None) -> bool:
+    """Whether the module is built for `line` (starting needs only Java)."""
+    return _classpath(module or module_dir(), line or LINES[DEFAULT_LINE]) is not None
 
 
-def unavailable_reason(module: Path | None = None) -> str | None:
-    """None when a local Neo4j can start here (perhaps after building it), else why not,
-    in one line."""
+def unavailable_reason(module: Path | None = None, line: Line | None = None) -> str | None:
+    """None when a local Neo4j of `line` can start here (perhaps after building it), else
+    why not, in one line."""
     module = module or module_dir()
-    if shutil.which("java") is None:
-        return "no `java` on PATH (the local Neo4j needs Java 17 or newer: install a JDK)"
+    line = line or LINES[DEFAULT_LINE]
+    if find_java(line) is None:
+        return _java_wanted(line)
     if not (module / "pom.xml").is_file() and packaged_module() is None:
         return f"no Maven module at {module} and none packaged with graphmem (reinstall it)"
-    if _classpath(module) is None and shutil.which("mvn") is None:
+    if _classpath(module, line) is None and shutil.which("mvn") is None:
         return (
             "no `mvn` on PATH to build the local Neo4j (install Maven 3, then run "
             "`graphmem neo4j install`)"
@@ -141,31 +244,40 @@ def _materialise(module: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def install(module: Path | None = None) -> Path:
-    """Make the module ready to start: copy the packaged source into the build cache when
-    needed and build it with Maven (jars resolved into ~/.m2). Idempotent; returns the module."""
+def install(module: Path | None = None, line: Line | None = None) -> Path:
+    """Make the module ready to start `line`: copy the packaged source into the build cache
+    when needed and build it with Maven (jars resolved into ~/.m2). Idempotent; returns the
+    module."""
     module = module or module_dir()
-    reason = unavailable_reason(module)
+    line = line or LINES[DEFAULT_LINE]
+    reason = unavailable_reason(module, line)
     if reason is not None:
         raise EngineUnavailable(f"cannot install the local Neo4j: {reason}")
-    if _classpath(module) is None:
+    if _classpath(module, line) is None:
         module.parent.mkdir(parents=True, exist_ok=True)
         _materialise(module)
-        build(module)
+        build(module, line)
     return module
 
 
-def build(module: Path | None = None) -> None:
-    """`mvn package`: compile the launcher and list its classpath (jars resolved into ~/.m2)."""
+def build(module: Path | None = None, line: Line | None = None) -> None:
+    """`mvn package` for `line`: compile the launcher and list its classpath (jars resolved
+    into ~/.m2), with that line's Java as Maven's JAVA_HOME."""
     module = module or module_dir()
+    line = line or LINES[DEFAULT_LINE]
+    java = find_java(line)
+    if java is None:
+        raise EngineUnavailable(_java_wanted(line))
     # Maven's own JVM: the C1 compiler and one GC thread start it about 3x faster on two
     # cores (a build is seconds of work); the user's MAVEN_OPTS come last and win.
     maven_opts = f"{MAVEN_JVM_OPTS} {os.environ.get('MAVEN_OPTS', '')}".strip()
+    profile = [f"-P{line.profile}"] if line.profile else []
+    java_home = str(java.resolve().parent.parent)
     try:
         done = subprocess.run(
-            ["mvn", "-q", "-B", "package", "-DskipTests"],
+            ["mvn", "-q", "-B", *profile, "package", "-DskipTests"],
             cwd=module,
-            env={**os.environ, "MAVEN_OPTS": maven_opts},
+            env={**os.environ, "MAVEN_OPTS": maven_opts, "JAVA_HOME": java_home},
             capture_output=True,
             text=True,
             check=False,
@@ -237,6 +349,7 @@ class LocalNeo4j:
         heap: str = "1g",
         pagecache_mb: int = 256,
         module: Path | None = None,
+        line: Line | None = None,
     ) -> None:
         self.folder = Path(folder).expanduser()
         self.port = port
@@ -245,6 +358,7 @@ class LocalNeo4j:
         self.heap = heap
         self.pagecache_mb = pagecache_mb
         self.module = module or module_dir()
+        self.line = line or LINES[DEFAULT_LINE]
         self.data_dir = self.folder / "data"
         self.password_file = self.folder / "password"
         self.state_file = self.folder / "server.json"
@@ -267,9 +381,11 @@ class LocalNeo4j:
         current = self.status()
         if current.running:
             return current
-        reason = unavailable_reason(self.module)
+        reason = unavailable_reason(self.module, self.line)
         if reason is not None:
             raise EngineUnavailable(f"cannot start a local Neo4j: {reason}")
+        java = find_java(self.line)
+        assert java is not None
         for port, option in ((self.port, "--port"), (self.http_port, "--http-port")):
             if port is not None and _port_open(port):
                 raise PortInUse(
@@ -278,13 +394,13 @@ class LocalNeo4j:
                 )
         self.password()
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        classpath = _classpath(self.module)
+        classpath = _classpath(self.module, self.line)
         if classpath is None:
-            install(self.module)
-            classpath = _classpath(self.module)
+            install(self.module, self.line)
+            classpath = _classpath(self.module, self.line)
             assert classpath is not None
         command = [
-            "java",
+            str(java),
             f"-Xmx{self.heap}",
             "-XX:+UseSerialGC",  # two cores: no parallel GC threads competing with the caller
             "-cp",

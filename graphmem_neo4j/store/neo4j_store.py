@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +22,10 @@ WARM_LAYERS = ("core", "conversation", "facts", "insights", "experience", "recal
 and Browser queries plan on first use."""
 
 _SCHEMA_ALREADY = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+SEARCH_SINCE = (2026, 2)
+"""The first Neo4j release whose Cypher 25 has the vector SEARCH clause with in-index filters
+(generally available): from it on, the store sends queries in their SEARCH form (queries.py)."""
+_AGENT_VERSION = re.compile(r"^Neo4j/(\d+)\.(\d+)")
 
 # The driver logs its retries as warnings; a library must not print them on its users' stderr.
 logging.getLogger("neo4j").addHandler(logging.NullHandler())
@@ -64,6 +69,8 @@ class Neo4jStore(BatchingMixin):
         # One bookmark manager for the store: a read follows every write this store made, on
         # whichever cluster member it is routed to (read-your-writes on Aura and clusters).
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        self.vector_space_filter = has_vector_search(self.server_info()["agent"])
+        """Whether vector indexes filter by space inside the index (nearest.py)."""
 
     def _wrap(self, e: Exception) -> Exception:
         errs = self._errors
@@ -80,7 +87,7 @@ class Neo4jStore(BatchingMixin):
         return EngineUnavailable(f"Neo4j at {where}: {e}")
 
     def _run(self, query: str, params: Params | None, *, read_only: bool) -> list[Row]:
-        text = load_query(query, self.dialect)
+        text = load_query(query, self.dialect, search=self.vector_space_filter)
         values = dict(params or {})
         check_params(values, self.dialect)
         routing = self._neo4j.RoutingControl.READ if read_only else self._neo4j.RoutingControl.WRITE
@@ -125,7 +132,9 @@ class Neo4jStore(BatchingMixin):
         planned = 0
         try:
             with self._driver.session(database=self.database) as session:
-                for name, text in queries_for(self.dialect).items():
+                for name, text in queries_for(
+                    self.dialect, search=self.vector_space_filter
+                ).items():
                     layer, base = name.split("/")
                     if layer not in WARM_LAYERS or base.startswith("schema_"):
                         continue
@@ -214,3 +223,9 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+def has_vector_search(agent: str) -> bool:
+    """Whether the server announcing itself as `agent` ("Neo4j/2026.08.1") has SEARCH."""
+    found = _AGENT_VERSION.match(agent or "")
+    return found is not None and (int(found[1]), int(found[2])) >= SEARCH_SINCE

@@ -129,3 +129,55 @@ def test_a_wrong_share_costs_a_second_request_not_a_wrong_answer() -> None:
     assert [c for _, c in store.asked][:1] == [22]
     assert len(store.asked) >= 2
     assert len(hits) == 10
+
+
+class FilteredStore(RowsStore):
+    """An index that filters by space inside itself (Neo4j with vector SEARCH)."""
+
+    vector_space_filter = True
+
+
+def test_a_filtered_index_settles_a_short_answer_without_a_scan() -> None:
+    # 12 of the space's nodes where 64 were asked: the space holds no more
+    store = FilteredStore([candidate(0.9 - i / 100, True) for i in range(12)])
+    hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+    assert store.asked == ["q"]
+    assert len(hits) == 10 and hits[0]["id"] == "n0.9"
+
+
+def test_a_filtered_index_is_asked_as_deep_as_a_shared_one() -> None:
+    asked: list[int] = []
+
+    class Counting(FilteredStore):
+        def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+            assert params is not None
+            asked.append(int(params["candidates"]))
+            return super().read(query, params)
+
+    store = Counting([candidate(0.9 - i / 1000, True) for i in range(64)])
+    nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+    assert asked == [nearest_module.FIRST_CANDIDATES] and store.asked == ["q"]
+
+
+def test_a_filtered_index_asks_deeper_when_other_filters_leave_too_few() -> None:
+    # the index gave all 64 asked, all the space's, but only 10 passed the lookup's own
+    # filters: a deeper request, whose short answer is then all the space holds
+    rows = [candidate(0.9 - i / 1000, i < 10) for i in range(64)]
+    store = FilteredStore(rows)
+    hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+    assert store.asked == ["q", "q"]
+    assert len(hits) == 10
+
+
+def test_a_filtered_index_still_scans_when_other_filters_pass_too_few() -> None:
+    # 3 of 64 pass: the deeper request would exceed MAX_CANDIDATES, so the space is scanned
+    rows = [candidate(0.9 - i / 1000, i < 3) for i in range(64)]
+    store = FilteredStore(rows)
+    nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+    assert store.asked == ["q", "q_exact"]
+
+
+def test_a_filtered_index_with_nothing_of_the_space_answers_empty() -> None:
+    store = FilteredStore([])
+    assert nearest_one(store, "q", [1.0], space="s", k=10) == []  # type: ignore[arg-type]
+    assert store.asked == ["q"]

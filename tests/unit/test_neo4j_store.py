@@ -35,6 +35,7 @@ class FakeDriver:
     runs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     calls: list[tuple[str, str, Any, Any]] = field(default_factory=list)
     closed: bool = False
+    agent: str = "Neo4j/5.26.30"
 
     def verify_connectivity(self) -> None:
         if self.connect_error is not None:
@@ -55,6 +56,11 @@ class FakeDriver:
             raise self.query_error
         return [FakeRecord(row) for row in self.rows], None, []
 
+    def get_server_info(self) -> Any:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(agent=self.agent, protocol_version=(5, 8))
+
     def close(self) -> None:
         self.closed = True
 
@@ -62,10 +68,10 @@ class FakeDriver:
 @pytest.fixture
 def fake_driver(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Every GraphDatabase.driver(...) call returns a FakeDriver configured by `config`."""
-    config: dict[str, Any] = {"connect_error": None, "made": []}
+    config: dict[str, Any] = {"connect_error": None, "made": [], "agent": "Neo4j/5.26.30"}
 
     def make(uri: str, *, auth: Any, **_: Any) -> FakeDriver:
-        driver = FakeDriver(uri, auth, connect_error=config["connect_error"])
+        driver = FakeDriver(uri, auth, connect_error=config["connect_error"], agent=config["agent"])
         config["made"].append(driver)
         return driver
 
@@ -173,3 +179,35 @@ def test_close_closes_the_driver(fake_driver: dict[str, Any]) -> None:
     store = open_store()
     store.close()
     assert fake_driver["made"][0].closed
+
+
+@pytest.mark.parametrize(
+    ("agent", "search"),
+    [
+        ("Neo4j/5.26.30", False),
+        ("Neo4j/2025.12.0", False),
+        ("Neo4j/2026.01.4", False),
+        ("Neo4j/2026.02.0", True),
+        ("Neo4j/2026.08.1", True),
+        ("Neo4j/2027.01.0", True),
+        ("", False),
+    ],
+)
+def test_the_server_version_chooses_the_vector_search_form(
+    fake_driver: dict[str, Any], agent: str, search: bool
+) -> None:
+    """From 2026.02 (SEARCH generally available) the per-space index query is sent as Cypher
+    25's SEARCH with the space filter inside the index; before it, as the oversampled call."""
+    fake_driver["agent"] = agent
+    store = open_store()
+    assert store.vector_space_filter is search
+    store.read("conversation/search_vector", {"probes": [], "space": "s", "candidates": 22})
+    text = fake_driver["made"][0].runs[-1][0]
+    if search:
+        assert text.startswith("CYPHER 25\n")
+        assert "SEARCH t IN (VECTOR INDEX turn_embedding FOR probe.embedding" in text
+        assert "WHERE t.space = $space LIMIT $candidates) SCORE AS score" in text
+        assert "queryNodes" not in text
+    else:
+        assert "db.index.vector.queryNodes('turn_embedding', $candidates" in text
+        assert "SEARCH" not in text

@@ -84,3 +84,33 @@ def test_the_dynamic_label_check_would_catch_one() -> None:
     assert dynamic.search("MATCH (n:$($label)) RETURN n")
     assert dynamic.search("MERGE (a)-[r:$type]->(b)")
     assert not dynamic.search("MERGE (s:Space {space: $space, id: $space})")
+
+
+def test_every_vector_index_query_and_index_has_a_search_form() -> None:
+    """On a server with vector SEARCH every per-space index query filters by space inside the
+    index and every vector index is created with `space` as its filter property; nothing
+    else changes, and FalkorDB's text is untouched."""
+    plain = queries_for("neo4j")
+    search = queries_for("neo4j", search=True)
+    changed = {name for name in plain if plain[name] != search[name]}
+    lookups = {n for n, t in plain.items() if "db.index.vector.queryNodes" in t}
+    indexes = {n for n, t in plain.items() if "CREATE VECTOR INDEX" in t}
+    assert len(lookups) == 9 and len(indexes) == 9
+    assert changed == lookups | indexes
+    for name in changed:
+        text = search[name]
+        assert text.startswith("CYPHER 25\n"), name
+        assert "db.index.vector.queryNodes" not in text, name
+    for name in lookups:
+        assert re.search(
+            r"\bSEARCH (\w+) IN \(VECTOR INDEX \w+ FOR probe\.embedding "
+            r"WHERE \1\.space = \$space LIMIT \$candidates\) SCORE AS score",
+            search[name],
+        ), name
+    for name in indexes:
+        assert re.search(
+            r"FOR \((\w+):\w+\) ON \(\1\.embedding\)\nWITH \[\1\.space\]", search[name]
+        ), name
+    assert load_query("conversation/search_vector", "falkordb", search=True) == load_query(
+        "conversation/search_vector", "falkordb"
+    )
