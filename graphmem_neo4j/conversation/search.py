@@ -93,7 +93,9 @@ class Searcher:
                 )
         if touch and hits:
             self.touch(space, [h.turn_id for h in hits], [n.id for n in nodes], facts.clock)
-        return SearchResult(query, space, mode, tuple(hits), nodes, edges, facts.speakers)
+        return SearchResult(
+            query, space, mode, tuple(hits), nodes, edges, facts.speakers, clock=facts.clock
+        )
 
     def search_batch(
         self,
