@@ -14,4 +14,6 @@ WITH count(s) AS sessions, sum(coalesce(s.turn_count, 0)) AS turns,
 OPTIONAL MATCH (r:ForgetRun {space: $space})
 WITH sessions, turns, terms, last_turn, unstamped, max(r.at_turn) AS last_run
 OPTIONAL MATCH (sp:Space {space: $space, id: $space})
-RETURN sessions, turns, terms, last_turn, unstamped, last_run, sp.speakers AS speakers
+// `known` (the Space node exists) spares a search its own round trip to check the space.
+RETURN sessions, turns, terms, last_turn, unstamped, last_run, sp.speakers AS speakers,
+       sp IS NOT NULL AS known

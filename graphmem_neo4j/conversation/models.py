@@ -125,6 +125,8 @@ class SearchResult:
     edges: tuple[SubgraphEdge, ...] = ()
     speakers: frozenset[str] = frozenset()
     """The space's participants when it was searched (what recall's word coverage ignores)."""
+    clock: int | None = None
+    """The space's clock when it was searched: what a later access count is stamped with."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

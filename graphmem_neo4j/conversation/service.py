@@ -136,12 +136,12 @@ class ConversationService:
         assert self._searcher is not None
         return self._searcher.search_batch(rows, space=space, k=k, mode=mode, touch=touch)
 
-    def touch(self, turn_ids: Sequence[str], *, space: str) -> None:
+    def touch(self, turn_ids: Sequence[str], *, space: str, clock: int | None = None) -> None:
         """Count turns as accessed, as a search does for what it returns (recall calls this
-        for the turns it put in a context)."""
+        for the turns it put in a context), at the space's `clock` (read now when None)."""
         if turn_ids:
             assert self._searcher is not None
-            self._searcher.touch(space, list(turn_ids), [])
+            self._searcher.touch(space, list(turn_ids), [], clock)
 
     def close(self) -> None:
         """Stop the search helper threads (idle threads also end with the interpreter)."""

@@ -31,6 +31,8 @@ class SpaceFacts:
     speakers: frozenset[str]
     clock: int
     """Turns ever ingested into the space: the time axis of forgetting (turn age)."""
+    known: bool = True
+    """Whether the space exists (its Space node)."""
 
 
 def _clock(last_turn: Any, last_run: Any) -> int:
@@ -69,6 +71,7 @@ class SpaceState:
             ),
             speakers=frozenset(str(s) for s in speakers or ()),
             clock=clock,
+            known=bool(row.get("known", True)),
         )
 
     def entity_count(self, space: str) -> int:

@@ -27,6 +27,8 @@ class Gatherers:
         self.parts = parts
         self.layers = layers
         self.config = config
+        self.clock: int | None = None
+        """The space's clock as the conversation search read it (recall's access stamp)."""
 
     def _relevance(self, cosine: float) -> float:
         floor, full = self.config.band(self.parts.embedder.name)
@@ -46,6 +48,7 @@ class Gatherers:
         k = self.config.turns_wanted(budget)
         result = self.layers.conversation.search(query, space=space, k=k, touch=False)
         hits = result.hits
+        self.clock = result.clock
         cosines = self._similarities(
             "recall/turn_similarity", [h.turn_id for h in hits], vector, space
         )

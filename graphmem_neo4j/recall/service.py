@@ -167,7 +167,8 @@ class RecallService:
         packing = pack(kept, budget=budget_tokens, config=self.config)
         turns = [i.id for i in packing.items if i.layer == "conversation"]
         if turns and self.config.touch:
-            self.after(lambda: services.conversation.touch(turns, space=space))
+            clock = gather.clock  # read by the search: the access write reads nothing
+            self.after(lambda: services.conversation.touch(turns, space=space, clock=clock))
         reports = tuple(
             LayerReport(
                 layer=layer,

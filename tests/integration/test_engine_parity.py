@@ -92,3 +92,44 @@ def test_the_same_workload_stores_and_answers_the_same(
     assert space_digest(falkor, SPACE) == space_digest(neo, SPACE), different[:6]
     with frozen_clock(1_714_000_100_000):
         assert answers(falkor) == answers(neo)
+
+
+LOCOMO = Path(__file__).resolve().parents[1] / "fixtures" / "locomo_subset.json"
+TIE = 1e-6
+
+
+def ranked(memory: GraphMemory, space: str, question: str) -> list[tuple[str, float]]:
+    hits = memory.conversation.search(question, space=space, k=10, touch=False).hits
+    return [(h.turn_id, h.score) for h in hits]
+
+
+def test_locomo_questions_get_the_same_top_10_or_a_tie_in_score(
+    engines: tuple[GraphMemory, GraphMemory],
+) -> None:
+    """Six LoCoMo sessions (108 turns) and the 61 questions whose evidence lies in them: each
+    question's hybrid top 10 is the same on both engines, or both lists hold the same scores
+    rank by rank, so that only the order among equal scores differs."""
+    from graphmem_neo4j.conversation.readers import read_locomo
+
+    ((space, turns),) = read_locomo(LOCOMO)
+    questions = [q["question"] for q in json.loads(LOCOMO.read_text())[0]["qa"]]
+    assert len(turns) == 108 and len(questions) == 61
+    for memory in engines:
+        with frozen_clock(1_714_000_000_000):
+            memory.conversation.add_turns(turns, space=space, forget_every=0)
+    falkor, neo = engines
+    same = ties = 0
+    different: list[str] = []
+    for question in questions:
+        a, b = ranked(falkor, space, question), ranked(neo, space, question)
+        assert len(a) == 10, question
+        if [i for i, _ in a] == [i for i, _ in b]:
+            same += 1
+        elif len(a) == len(b) and all(
+            abs(x - y) <= TIE for (_, x), (_, y) in zip(a, b, strict=True)
+        ):
+            ties += 1
+        else:
+            different.append(f"{question}\n  falkordb {a}\n  neo4j    {b}")
+    assert not different, "\n".join(different)
+    assert same + ties == len(questions)

@@ -220,20 +220,26 @@ def test_a_recall_checks_its_space_once_and_the_next_call_checks_again(
     filled: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The four layers each guard their reads with the space check; inside one recall the
-    space is read once. The check is not remembered after the recall returns."""
+    space is read once. The check is not remembered after the recall returns: a search
+    checks the space again, in the facts read it makes (`known`), not with a read of its own."""
     store = filled.store
     checks: list[str] = []
+    facts: list[str] = []
     real = store.read
 
     def counting(query: str, params: object = None, **kw: object) -> object:
         if query == "core/get_space":
             checks.append(str(params))
+        if query == "conversation/space_facts":
+            facts.append(str(params))
         return real(query, params, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store, "read", counting)
     filled.recall(QUESTION, space=space)
-    assert len(checks) == 1
+    assert len(checks) == 1 and len(facts) == 1
     filled.conversation.search("Maya", space=space)
-    assert len(checks) == 2
+    assert len(checks) == 1 and len(facts) == 2
+    with pytest.raises(UnknownSpace):
+        filled.conversation.search("Maya", space="not-" + space)
     with pytest.raises(UnknownSpace):
         filled.recall(QUESTION, space="not-" + space)

@@ -1,0 +1,174 @@
+"""Where each engine's time goes in search and recall: every named read and write timed, on
+the embedded FalkorDB and a local Neo4j 5.26 started here, over one synthetic space.
+
+    python benchmarks/engine_reads.py --turns 5000 --queries 100
+
+Per engine and per query file: how often it ran during the timed searches and recalls, its
+total, p50 and max as the client sees it; on Neo4j also the server's share (the driver's
+result_available_after + result_consumed_after), so the rest is the round trip and decoding.
+Both engines get the same embeddings (one cache), so differences are the engines'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from conversation_synthetic import synthetic_queries, synthetic_turns  # noqa: E402
+from engine_parity import add_examples, free_port, pct  # noqa: E402
+
+from graphmem_neo4j.embedder import NumpyEmbedder  # noqa: E402
+from graphmem_neo4j.memory import GraphMemory  # noqa: E402
+from graphmem_neo4j.recall.cache import QueryMemo  # noqa: E402
+from graphmem_neo4j.settings import Settings  # noqa: E402
+from graphmem_neo4j.store.embedded import EmbeddedServer  # noqa: E402
+from graphmem_neo4j.store.local_neo4j import LocalNeo4j  # noqa: E402
+
+
+class CachedEmbedder:
+    """One model for both engines; a text embedded once is not embedded again."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.cache: dict[str, list[float]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if todo:
+            self.cache.update(zip(todo, self.inner.embed(todo), strict=True))
+        return [self.cache[t] for t in texts]
+
+
+class Timings:
+    """Wraps a store's read and write (and, on Neo4j, the driver call for the server time)."""
+
+    def __init__(self, store: Any) -> None:
+        self.client: dict[str, list[float]] = defaultdict(list)
+        self.server: dict[str, list[float]] = defaultdict(list)
+        self.on = False
+        self.local = threading.local()
+        for kind in ("read", "write"):
+            setattr(store, kind, self._wrap(getattr(store, kind), kind))
+        driver = getattr(store, "_driver", None)
+        if driver is not None:
+            inner = driver.execute_query
+
+            def execute_query(*args: Any, **kwargs: Any) -> Any:
+                result = inner(*args, **kwargs)
+                current = getattr(self.local, "query", None)
+                if self.on and current:
+                    summary = result[1]
+                    ms = (summary.result_available_after or 0) + (
+                        summary.result_consumed_after or 0
+                    )
+                    self.server[current].append(ms / 1000)
+                return result
+
+            driver.execute_query = execute_query
+
+    def _wrap(self, inner: Any, kind: str) -> Any:
+        def timed(query: str, params: Any = None) -> Any:
+            started = time.perf_counter()
+            outer = getattr(self.local, "query", None)
+            self.local.query = query
+            try:
+                return inner(query, params)
+            finally:
+                self.local.query = outer
+                if self.on:
+                    self.client[query].append(time.perf_counter() - started)
+
+        return timed
+
+    def report(self, name: str, calls: int) -> None:
+        print(f"[{name}] per query over {calls} calls: count, total, p50, max (client); server")
+        for query, values in sorted(self.client.items(), key=lambda kv: -sum(kv[1])):
+            server = self.server.get(query)
+            srv = f"{sum(server) * 1000:8.1f} ms" if server else ""
+            print(
+                f"  {query:<38} {len(values):5d} {sum(values) * 1000:8.1f} ms "
+                f"{pct(values, 0.5) * 1000:6.1f} ms {max(values) * 1000:6.1f} ms {srv}"
+            )
+        self.client.clear()
+        self.server.clear()
+
+
+def run(name: str, settings: Settings, embedder: Any, args: argparse.Namespace) -> None:
+    with GraphMemory(settings, embedder=embedder) as memory:
+        memo = memory.embedder
+        assert isinstance(memo, QueryMemo)
+        memory.init()
+        turns = synthetic_turns(args.turns)
+        for i in range(0, len(turns), 2000):
+            memory.conversation.add_turns(turns[i : i + 2000], space="scale", forget_every=0)
+        add_examples(memory, "scale")
+        queries = synthetic_queries(args.queries)
+        for q in queries[:10]:  # warm-up: plans compiled, caches filled
+            memory.recall(q, space="scale", budget_tokens=2000)
+            memory.conversation.search(q, space="scale", k=10)
+        timings = Timings(memory.store)
+        for label, call in (
+            ("search", lambda q: memory.conversation.search(q, space="scale", k=10)),
+            ("recall", lambda q: memory.recall(q, space="scale", budget_tokens=2000)),
+        ):
+            times = []
+            timings.on = True
+            for q in queries:
+                memo.clear()
+                start = time.perf_counter()
+                call(q)
+                times.append((time.perf_counter() - start) * 1000)
+            timings.on = False
+            print(f"[{name}] {label} p50/p95 {pct(times, 0.5):.1f}/{pct(times, 0.95):.1f} ms")
+            timings.report(f"{name} {label}", len(queries))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--turns", type=int, default=5000)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--engine", choices=("both", "falkordb", "neo4j"), default="both")
+    args = parser.parse_args(argv)
+    embedder = CachedEmbedder(NumpyEmbedder())
+    with tempfile.TemporaryDirectory(prefix="graphmem-reads-") as tmp:
+        home = Path(tmp)
+        if args.engine in ("both", "falkordb"):
+            falkor = EmbeddedServer(home / "falkordb-home", free_port())
+            falkor.ensure_running()
+            try:
+                run(
+                    "falkordb",
+                    Settings(home=falkor.home, embedded_port=falkor.port, database="reads"),
+                    embedder,
+                    args,
+                )
+            finally:
+                falkor.stop()
+        if args.engine in ("both", "neo4j"):
+            neo4j = LocalNeo4j(home / "neo4j", free_port())
+            neo4j.start()
+            try:
+                run("neo4j", Settings(uri=neo4j.uri, password=neo4j.password()), embedder, args)
+            finally:
+                neo4j.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
