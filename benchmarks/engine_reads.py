@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from conversation_synthetic import synthetic_queries, synthetic_turns  # noqa: E402
 from engine_parity import add_examples, free_port, pct  # noqa: E402
+from figures import Figures, add_json_out  # noqa: E402
 
 from graphmem_neo4j.embedder import NumpyEmbedder  # noqa: E402
 from graphmem_neo4j.memory import GraphMemory  # noqa: E402
@@ -107,7 +108,9 @@ class Timings:
         self.server.clear()
 
 
-def run(name: str, settings: Settings, embedder: Any, args: argparse.Namespace) -> None:
+def run(
+    name: str, settings: Settings, embedder: Any, args: argparse.Namespace, figures: Figures
+) -> None:
     with GraphMemory(settings, embedder=embedder) as memory:
         memo = memory.embedder
         assert isinstance(memo, QueryMemo)
@@ -134,6 +137,8 @@ def run(name: str, settings: Settings, embedder: Any, args: argparse.Namespace) 
                 times.append((time.perf_counter() - start) * 1000)
             timings.on = False
             print(f"[{name}] {label} p50/p95 {pct(times, 0.5):.1f}/{pct(times, 0.95):.1f} ms")
+            figures.add(f"{name}: {label} p50", pct(times, 0.5), "ms")
+            figures.add(f"{name}: {label} p95", pct(times, 0.95), "ms")
             timings.report(f"{name} {label}", len(queries))
 
 
@@ -144,7 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--engine", choices=("both", "falkordb", "neo4j"), default="both")
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("engine_reads")
     embedder = CachedEmbedder(NumpyEmbedder())
     with tempfile.TemporaryDirectory(prefix="graphmem-reads-") as tmp:
         home = Path(tmp)
@@ -157,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     Settings(home=falkor.home, embedded_port=falkor.port, database="reads"),
                     embedder,
                     args,
+                    figures,
                 )
             finally:
                 falkor.stop()
@@ -164,9 +172,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             neo4j = LocalNeo4j(home / "neo4j", free_port())
             neo4j.start()
             try:
-                run("neo4j", Settings(uri=neo4j.uri, password=neo4j.password()), embedder, args)
+                settings = Settings(uri=neo4j.uri, password=neo4j.password())
+                run("neo4j", settings, embedder, args, figures)
             finally:
                 neo4j.stop()
+    figures.write(args.json_out)
     return 0
 
 

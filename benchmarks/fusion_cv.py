@@ -44,6 +44,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from figures import Figures, add_json_out  # noqa: E402
 from locomo import CATEGORIES, free_port, load_questions, mean_interval, paired_interval, recall  # noqa: E402
 
 from graphmem_neo4j.conversation import search as search_module  # noqa: E402
@@ -230,7 +231,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="keep the searched candidate lists in this file; a later run with the same file "
         "skips ingestion and searching",
     )
+    add_json_out(parser)
     args = parser.parse_args(argv)
+    figures = Figures("fusion_cv")
 
     from graphmem_neo4j.embedder import NumpyEmbedder
 
@@ -283,6 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         cats = ", ".join(f"{CATEGORIES[c]} {v:.3f}" for c, v in per_cat.items())
         print(f"  held out, all: R@10 {statistics.fmean(held):.3f}; {cats}")
+        figures.add(f"{family}: held-out R@10", statistics.fmean(held))
+        for c, v in per_cat.items():
+            figures.add(f"{family}: held-out {CATEGORIES[c]} R@10", v)
         best = max(sorted(scores), key=lambda n: statistics.fmean(scores[n]))
         print(f"  chosen on all conversations: {best} (R@10 {statistics.fmean(scores[best]):.3f})")
     base_name = "default model alone"
@@ -305,6 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             + f"; all {m:+.3f} [{low:+.3f}, {high:+.3f}]"
             + f"; multi-hop {mm:+.3f} [{ml:+.3f}, {mh:+.3f}]"
         )
+        figures.add(f"{family}: held-out gain, 95% interval low", low)
+        figures.add(f"{family}: held-out gain, 95% interval high", high)
+    figures.write(args.json_out)
     return 0
 
 
