@@ -16,15 +16,13 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def examples(
     directory: Path = typer.Argument(
-        Path("examples"), help="Folder to copy them into (created if missing)"
+        Path("examples"), metavar="DIR", help="Folder to copy them into (created if missing)"
     ),
-    force: bool = typer.Option(
-        False, "--force", help="Replace files in DIRECTORY whose contents differ"
-    ),
+    force: bool = typer.Option(False, "--force", help="Replace files in DIR whose contents differ"),
     as_json: bool = JSON,
 ) -> None:
     """Copy the example files (conversations, facts, tasks, trajectories, chat logs and the
-    Python API scripts) that come with graphmem into DIRECTORY, default ./examples, so that
+    Python API scripts) that come with graphmem into DIR, default ./examples, so that
     the guide's commands (`graphmem ingest examples/conversation.jsonl --space demo`, ...) run
     as written from the folder above it.
 
@@ -38,9 +36,7 @@ def examples(
         emit_json(
             {
                 "directory": str(directory),
-                "files": [
-                    {"path": c.path, "status": c.status, "bytes": c.bytes} for c in copied
-                ],
+                "files": [{"path": c.path, "status": c.status, "bytes": c.bytes} for c in copied],
             }
         )
         return
