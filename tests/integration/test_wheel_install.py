@@ -186,6 +186,10 @@ def test_a_missing_maven_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_a_missing_java_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Java in JAVA_HOME, on PATH or in the JDK folders: one line saying where it looked."""
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(local_neo4j, "JDK_FOLDERS", (str(tmp_path / "jvm"),))
     reason = local_neo4j.unavailable_reason(tmp_path / "neo4j-local")
-    assert reason is not None and reason.startswith("no `java` on PATH") and "\n" not in reason
+    assert reason is not None and "\n" not in reason
+    assert reason.startswith("no Java 17 ") and "set JAVA_HOME" in reason, reason
