@@ -21,10 +21,11 @@ def examples(
     force: bool = typer.Option(False, "--force", help="Replace files in DIR whose contents differ"),
     as_json: bool = JSON,
 ) -> None:
-    """Copy the example files (conversations, facts, tasks, trajectories, chat logs and the
-    Python API scripts) that come with graphmem into DIR, default ./examples, so that
-    the guide's commands (`graphmem ingest examples/conversation.jsonl --space demo`, ...) run
-    as written from the folder above it.
+    """Copy the example files the guide reads into DIR (default ./examples).
+
+    They come with graphmem (conversations, facts, tasks, trajectories, chat logs and the
+    Python API scripts), so that after a `pip install` the guide's commands (`graphmem ingest
+    examples/conversation.jsonl --space demo`, ...) run as written from the folder above DIR.
 
     Files already there with the same contents are left alone, so running it twice changes
     nothing. A file there with other contents stops the copy before anything is written,
