@@ -11,6 +11,7 @@ from . import (
     admin,
     browse,
     conversation,
+    examples,
     experience,
     facts,
     insights,
@@ -73,6 +74,7 @@ recall.register(app)
 browse.register(app)
 migrate.register(app)
 serve.register(app)
+examples.register(app)
 
 
 def _one_line_summaries(typer_app: typer.Typer) -> None:

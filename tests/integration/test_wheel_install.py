@@ -1,7 +1,8 @@
 """`pip install` gives the whole product: the wheel, built from this checkout and installed into
-a fresh venv outside it, runs the README guide's ingest and its quick-start search (the embedded
-engine and the default model) and builds, starts and checks a local Neo4j from the
-Maven module it carries (`graphmem neo4j start` builds it into GRAPHMEM_HOME on first use).
+a fresh venv outside it, copies the example files out of it (`graphmem examples`), runs the
+README guide's ingest and its quick-start search (the embedded engine and the default model)
+and builds, starts and checks a local Neo4j from the Maven module it carries (`graphmem neo4j
+start` builds it into GRAPHMEM_HOME on first use).
 
 The venv gets the wheel alone (`--no-deps`, no index); its dependencies come from the test
 venv's site-packages through a path line in a `.pth` file. Such a line does not run that
@@ -26,7 +27,15 @@ from graphmem_neo4j.store import local_neo4j
 from tests.conftest import REPO, free_port, skip_for_want_of
 from tests.readme_guide import STEPS
 
-SOURCE_ENTRIES = ("pyproject.toml", "README.md", "graphmem_neo4j", "cli", "cypher", "neo4j-local")
+SOURCE_ENTRIES = (
+    "pyproject.toml",
+    "README.md",
+    "graphmem_neo4j",
+    "cli",
+    "cypher",
+    "examples",
+    "neo4j-local",
+)
 """What pyproject.toml builds the wheel from."""
 README = REPO / "README.md"
 
@@ -100,7 +109,6 @@ def test_the_installed_wheel_runs_the_guide_and_a_local_neo4j(
         skip_for_want_of("the wheel builds its local Neo4j with `java` and `mvn`")
     work = tmp_path / "user"
     work.mkdir()
-    shutil.copytree(REPO / "examples", work / "examples")  # the files the guide reads
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "PYTHON"))}
     env |= {"GRAPHMEM_HOME": str(home), "PATH": f"{installed}{os.pathsep}{env['PATH']}"}
@@ -111,7 +119,23 @@ def test_the_installed_wheel_runs_the_guide_and_a_local_neo4j(
     assert not Path(where.strip()).is_relative_to(REPO)
 
     graphmem = str(installed / "graphmem")
-    _run([graphmem, *_guide_ingest()[1:]], env, work)
+    # the files the guide reads, from the wheel: what README.md tells a pip user to run first
+    copied = json.loads(_run([graphmem, "examples", "--json"], env, work))["files"]
+    ingest = _guide_ingest()
+    assert {f["status"] for f in copied} == {"written"}
+    assert ingest[2].removeprefix("examples/") in {f["path"] for f in copied}
+    checkout = REPO / "examples"
+    assert {f["path"] for f in copied} == {
+        p.relative_to(checkout).as_posix()
+        for p in checkout.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
+    for f in copied:
+        assert (work / "examples" / f["path"]).read_bytes() == (
+            REPO / "examples" / f["path"]
+        ).read_bytes()
+    assert "graphmem examples" in README.read_text()
+    _run([graphmem, *ingest[1:]], env, work)
     found = json.loads(_run([graphmem, *_readme_search()[1:], "--json"], env, work))
     assert found, "search found nothing in the ingested conversation"
     _run([graphmem, "server", "stop"], env, work)
@@ -162,6 +186,10 @@ def test_a_missing_maven_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_a_missing_java_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Java in JAVA_HOME, on PATH or in the JDK folders: one line saying where it looked."""
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(local_neo4j, "JDK_FOLDERS", (str(tmp_path / "jvm"),))
     reason = local_neo4j.unavailable_reason(tmp_path / "neo4j-local")
-    assert reason is not None and reason.startswith("no `java` on PATH") and "\n" not in reason
+    assert reason is not None and "\n" not in reason
+    assert reason.startswith("no Java 17 ") and "set JAVA_HOME" in reason, reason

@@ -1,4 +1,5 @@
-"""The wheel carries its queries and CLI; `graphmem --help` never imports torch."""
+"""The wheel carries its queries, CLI and example files; `graphmem --help` never imports
+torch."""
 
 from __future__ import annotations
 
@@ -54,6 +55,13 @@ def test_wheel_installs_with_its_queries(tmp_path: Path) -> None:
     for _, file_name, _ in query_files():
         assert f"graphmem_neo4j/cypher/{file_name}" in names
     assert "graphmem_neo4j/cli/main.py" in names
+    examples = {
+        p.relative_to(REPO / "examples").as_posix()
+        for p in (REPO / "examples").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
+    assert "conversation.jsonl" in examples
+    assert {f"graphmem_neo4j/examples/{e}" for e in examples} <= names
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
     # Run from outside the repo with only the unpacked wheel first on the path.
@@ -62,6 +70,9 @@ def test_wheel_installs_with_its_queries(tmp_path: Path) -> None:
         "from graphmem_neo4j.queries import queries_for\n"
         "print(graphmem_neo4j.__file__)\n"
         "print(len(queries_for('neo4j')))\n"
+        "from graphmem_neo4j.example_files import bundled_files, bundled_root\n"
+        "print(bundled_root())\n"
+        "print(','.join(name for name, _ in bundled_files()))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     done = subprocess.run(
@@ -72,9 +83,12 @@ def test_wheel_installs_with_its_queries(tmp_path: Path) -> None:
         cwd=tmp_path,
         env=env,
     )
-    module_file, count = done.stdout.split()
+    module_file, count, examples_root, example_names = done.stdout.split()
     assert module_file.startswith(str(target))
     assert int(count) == len({n for n, _, d in query_files() if d in (None, "neo4j")})
+    # `graphmem examples` reads the wheel's copy, and finds every file
+    assert str(target / "graphmem_neo4j" / "examples") in examples_root
+    assert example_names.split(",") == sorted(examples)
 
 
 def test_every_query_folder_is_a_listed_package() -> None:
@@ -89,4 +103,21 @@ def test_every_query_folder_is_a_listed_package() -> None:
         for p in (REPO / "cypher").iterdir()
         if p.is_dir() and not p.name.startswith(("_", "."))
     }
+    assert folders <= listed, sorted(folders - listed)
+
+
+def test_every_examples_folder_is_a_listed_package() -> None:
+    """The same for examples/ and its sub-folders: a package not listed is not in the wheel,
+    and `graphmem examples` would not copy its files."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    root = REPO / "examples"
+    folders = {
+        ".".join(("graphmem_neo4j.examples", *p.relative_to(root).parts)).rstrip(".")
+        for p in [root, *root.rglob("*")]
+        if p.is_dir() and not any(part.startswith(("_", ".")) for part in p.parts)
+    }
+    assert "graphmem_neo4j.examples.experience" in folders
     assert folders <= listed, sorted(folders - listed)
