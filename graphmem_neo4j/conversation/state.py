@@ -71,7 +71,7 @@ class SpaceState:
             ),
             speakers=frozenset(str(s) for s in speakers or ()),
             clock=clock,
-            known=bool(row.get("known", True)),
+            known=bool(row.get("known", False)),  # no row: an empty graph (checked by the caller)
         )
 
     def entity_count(self, space: str) -> int:

@@ -278,8 +278,8 @@ def test_a_space_from_before_it_kept_its_speakers_gathers_them_until_migrated(
         monkeypatch.setattr(
             module,
             "load_query",
-            lambda name, dialect, current=current: (
-                before if name == "core/ensure_space" else current(name, dialect)
+            lambda name, dialect, current=current, **options: (
+                before if name == "core/ensure_space" else current(name, dialect, **options)
             ),
         )
     memory.conversation.add_turns(FIRST, space=space, forget_every=0)
