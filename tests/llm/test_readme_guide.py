@@ -70,7 +70,7 @@ def test_the_guide_runs_with_the_model(model_server: LocalLLM, tmp_path: Path) -
     if reason is not None:
         pytest.fail(f"the guide starts a local Neo4j: {reason}")
     workdir = clone_layout(tmp_path)
-    home = tmp_path / "graphmem-home"
+    home = tmp_path / "home"  # short: the embedded server's socket path must fit 107 bytes
     env = guide_env(home, **model_server.status().env())
     assert env["GRAPHMEM_LLM"] == "openai"
     embedded = {k: v for k, v in env.items() if k not in ("GRAPHMEM_URI", "GRAPHMEM_PASSWORD")}
