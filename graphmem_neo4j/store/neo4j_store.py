@@ -167,7 +167,7 @@ class Neo4jStore(BatchingMixin):
         ours = vector_index_queries(self.dialect)
         return [
             str(row["name"])
-            for row in self._run("core/vector_indexes", None, read_only=True)
+            for row in self._run("core/list_vector_indexes", None, read_only=True)
             if row["name"] in ours and "space" not in (row["properties"] or [])
         ]
 
@@ -181,7 +181,7 @@ class Neo4jStore(BatchingMixin):
             return []
         unfiltered = self._unfiltered()
         for name in unfiltered:
-            self.write("core/drop_index", {"name": name})
+            self.write("core/schema_drop_index", {"name": name})
         self.unfiltered_vector_indexes = []
         self.vector_space_filter = True
         for query in vector_index_queries(self.dialect).values():
