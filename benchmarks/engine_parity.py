@@ -313,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures = Figures("engine_parity")
     if args.no_locomo:
         args.data = None
+    elif not (args.data / "qa.jsonl").is_file() or not (args.data / "locomo_dev.json").is_file():
+        parser.error(f"no LoCoMo dev data (qa.jsonl, locomo_dev.json) in {args.data}: --data")
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])
     results = []
