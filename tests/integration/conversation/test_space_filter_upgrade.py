@@ -16,12 +16,12 @@ from graphmem_neo4j.queries import vector_index_queries
 from graphmem_neo4j.schema import apply_migrations
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.neo4j_store import Neo4jStore
-from tests.conftest import reset_neo4j
+from tests.conftest import empty_neo4j
 
 pytestmark = pytest.mark.neo4j
 
 SPACE = "maya"
-QUESTIONS = ("where does Maya work", "what did Tom cook", "the hiking trip")
+QUESTIONS = ("what is the dog called", "where did Maya move", "the shelter on Elm Street")
 
 
 def _vector_indexes(uri: str, user: str, password: str) -> dict[str, list[str]]:
@@ -45,8 +45,7 @@ def _nodes(uri: str, user: str, password: str) -> dict[str, int]:
 
 def _top(memory: GraphMemory) -> list[list[str]]:
     return [
-        [h.turn_id for h in memory.conversation.search(q, space=SPACE, k=5).hits]
-        for q in QUESTIONS
+        [h.turn_id for h in memory.conversation.search(q, space=SPACE, k=5).hits] for q in QUESTIONS
     ]
 
 
@@ -56,7 +55,8 @@ def test_old_vector_indexes_fall_back_then_init_adds_the_space_filter(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     uri, user, password = neo4j_uri
-    reset_neo4j(uri, user, password)
+    empty_neo4j(uri, user, password)  # no vector index left; the other indexes kept
+    turns = example_turns[:24]
     settings = Settings(uri=uri, user=user, password=password)
     embedder = HashEmbedder(64)
     ours = set(vector_index_queries())
@@ -68,10 +68,11 @@ def test_old_vector_indexes_fall_back_then_init_adds_the_space_filter(
         search = store.server_search
         store.vector_space_filter = False
         apply_migrations(store, embedding_model=embedder.name, dimension=embedder.dimension)
-        old.conversation.add_turns(example_turns, space=SPACE, forget_every=0)
+        old.conversation.add_turns(turns, space=SPACE, forget_every=0)
         before = _top(old)
+    assert all(len(top) == 5 for top in before)
     nodes = _nodes(uri, user, password)
-    assert nodes["Turn/embedded"] == len(example_turns)
+    assert nodes["Turn/embedded"] == len(turns)
     indexes = _vector_indexes(uri, user, password)
     assert set(indexes) == ours
     assert all(props == ["embedding"] for props in indexes.values())
