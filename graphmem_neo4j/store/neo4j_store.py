@@ -25,6 +25,11 @@ _SCHEMA_ALREADY = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 SEARCH_SINCE = (2026, 2)
 """The first Neo4j release whose Cypher 25 has the vector SEARCH clause with in-index filters
 (generally available): from it on, the store sends queries in their SEARCH form (queries.py)."""
+_NO_FILTER = "22ND3"
+_NO_FILTER_HINT = (
+    " (a vector index without the space filter: run `graphmem init` to rebuild the vector "
+    "indexes with it)"
+)
 _AGENT_VERSION = re.compile(r"^Neo4j/(\d+)\.(\d+)")
 
 # The driver logs its retries as warnings; a library must not print them on its users' stderr.
@@ -118,7 +123,8 @@ class Neo4jStore(BatchingMixin):
         except Exception as e:
             err = self._wrap(e)
             if isinstance(err, QueryError):
-                raise QueryError(f"query {query}: {err}") from e
+                hint = _NO_FILTER_HINT if _NO_FILTER in str(err) else ""
+                raise QueryError(f"query {query}: {err}{hint}") from e
             raise err from e
         rows: list[Row] = []
         for record in records:
@@ -165,9 +171,14 @@ class Neo4jStore(BatchingMixin):
     def _unfiltered(self) -> list[str]:
         """graphmem's vector indexes that lack `space` among their properties."""
         ours = vector_index_queries(self.dialect)
+        try:
+            rows = self._run("core/list_vector_indexes", None, read_only=True)
+        except QueryError:  # a user without SHOW INDEX: assume the indexes this server makes
+            log.debug("cannot list the vector indexes", exc_info=True)
+            return []
         return [
             str(row["name"])
-            for row in self._run("core/list_vector_indexes", None, read_only=True)
+            for row in rows
             if row["name"] in ours and "space" not in (row["properties"] or [])
         ]
 

@@ -4,11 +4,14 @@ indexes with the filter, keeping every node. On 5.26 the same store has nothing 
 
 from __future__ import annotations
 
+import json
 import logging
 
 import neo4j
 import pytest
+from typer.testing import CliRunner
 
+from graphmem_neo4j.cli.main import app
 from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.memory import GraphMemory
@@ -53,12 +56,13 @@ def test_old_vector_indexes_fall_back_then_init_adds_the_space_filter(
     neo4j_uri: tuple[str, str, str],
     example_turns: list[TurnInput],
     caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     uri, user, password = neo4j_uri
     empty_neo4j(uri, user, password)  # no vector index left; the other indexes kept
     turns = example_turns[:24]
     settings = Settings(uri=uri, user=user, password=password)
-    embedder = HashEmbedder(64)
+    embedder = HashEmbedder(256)  # what GRAPHMEM_EMBEDDER=hash gives the CLI
     ours = set(vector_index_queries())
 
     # The store as a server without SEARCH writes it: the schema files' plain text.
@@ -93,13 +97,25 @@ def test_old_vector_indexes_fall_back_then_init_adds_the_space_filter(
             assert caplog.text == ""
         assert _top(reopened) == before
 
-        reopened.init()
-        assert sorted(reopened.parts.rebuilt_indexes) == (sorted(ours) if search else [])
+        # `graphmem init` rebuilds them, from another process's point of view.
+        env = {"GRAPHMEM_URI": uri, "GRAPHMEM_USER": user, "GRAPHMEM_PASSWORD": password}
+        for key, value in {**env, "GRAPHMEM_EMBEDDER": "hash"}.items():
+            monkeypatch.setenv(key, value)
+        result = CliRunner().invoke(app, ["init", "--json"])
+        assert result.exit_code == 0, result.output
+        rebuilt = json.loads(result.stdout)["space_filter_added"]
+        assert sorted(rebuilt) == (sorted(ours) if search else [])
+        # A store opened before the rebuild still answers (queryNodes reads filtered indexes).
+        assert not store.vector_space_filter
+        assert _top(reopened) == before
+
+        reopened.init()  # finds the indexes filtered: nothing to rebuild, SEARCH from now on
+        assert reopened.parts.rebuilt_indexes == []
         assert store.vector_space_filter == search
         assert _top(reopened) == before  # the same answers, now by the filtered index
         assert _nodes(uri, user, password) == nodes  # every node and embedding kept
-        reopened.init()  # idempotent: nothing left to rebuild
-        assert reopened.parts.rebuilt_indexes == []
+        result = CliRunner().invoke(app, ["init"])  # idempotent
+        assert result.exit_code == 0 and "schema is up to date" in result.stdout
 
     expected = ["embedding", "space"] if search else ["embedding"]
     indexes = _vector_indexes(uri, user, password)
