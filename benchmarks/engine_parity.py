@@ -1,7 +1,15 @@
-"""The same workloads on both engines, side by side, in one run: the embedded FalkorDB and a
-local Neo4j 5.26 (neo4j-local/, started here on free ports, data in a temporary folder).
+"""The same workloads on each engine, side by side, in one run: the embedded FalkorDB, a local
+Neo4j 5.26 and a local Neo4j 2026 (neo4j-local/, each started here on a free port in turn, data
+in a temporary folder, stopped before the next one starts).
 
     python benchmarks/engine_parity.py --data ../shared/data/locomo_dev
+    python benchmarks/engine_parity.py --engines falkordb,neo4j-2026
+
+--engines defaults to all three when the 2026 line is built (`graphmem neo4j install --line
+2026`) and a Java 21+ is found, else to falkordb,neo4j with a line saying why; a neo4j-2026
+asked for that cannot start here is skipped with one line and the others still run. Each
+Neo4j column shows its ratio to FalkorDB's figure in the same run (p95 for latencies); the
+--json-out figures are named per engine ("falkordb: ...", "neo4j: ...", "neo4j-2026: ...").
 
 Per engine:
 - batched node writes/s (UNWIND --batch rows per statement, merged on (space, id)), timed on
@@ -27,6 +35,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +53,13 @@ from graphmem_neo4j.memory import GraphMemory  # noqa: E402
 from graphmem_neo4j.recall.cache import QueryMemo  # noqa: E402
 from graphmem_neo4j.settings import Settings  # noqa: E402
 from graphmem_neo4j.store.embedded import EmbeddedServer  # noqa: E402
-from graphmem_neo4j.store.local_neo4j import LocalNeo4j  # noqa: E402
+from graphmem_neo4j.store.local_neo4j import (  # noqa: E402
+    LINES,
+    LocalNeo4j,
+    find_java,
+    is_built,
+    unavailable_reason,
+)
 
 EXAMPLES = REPO / "examples"
 
@@ -156,13 +171,13 @@ def run_engine(
             )
             queries = synthetic_queries(args.queries)
             search = timed(
-                [lambda q=q: memory.conversation.search(q, space="scale", k=10) for q in queries],
+                [partial(memory.conversation.search, q, space="scale", k=10) for q in queries],
                 memo,
             )
             figures["search"] = (pct(search, 0.5), pct(search, 0.95))
             add_examples(memory, "scale")
             recall = timed(
-                [lambda q=q: memory.recall(q, space="scale", budget_tokens=2000) for q in queries],
+                [partial(memory.recall, q, space="scale", budget_tokens=2000) for q in queries],
                 memo,
             )
             figures["recall"] = (pct(recall, 0.5), pct(recall, 0.95))
@@ -173,6 +188,99 @@ def run_engine(
                 flush=True,
             )
     return figures
+
+
+ENGINES = {"falkordb": "FalkorDB (embedded)", "neo4j": "Neo4j 5.26 (local)"}
+ENGINES["neo4j-2026"] = f"Neo4j {LINES['2026'].version} (local)"
+
+
+def default_engines() -> str:
+    """FalkorDB and Neo4j 5.26, and Neo4j 2026 when its build and a Java for it are here."""
+    line = LINES["2026"]
+    if is_built(line=line) and find_java(line) is not None:
+        return "falkordb,neo4j,neo4j-2026"
+    return "falkordb,neo4j"
+
+
+def start_server(engine: str, home: Path) -> tuple[Settings, Callable[[], object]]:
+    """Start `engine`'s server in `home`: its settings and how to stop it."""
+    if engine == "falkordb":
+        falkor = EmbeddedServer(home / "falkordb-home", free_port())
+        falkor.ensure_running()
+        settings = Settings(home=falkor.home, embedded_port=falkor.port, database="parity")
+        return settings, falkor.stop
+    line = LINES["2026" if engine == "neo4j-2026" else "5.26"]
+    neo4j = LocalNeo4j(home / line.folder, free_port(), line=line)
+    neo4j.start()
+    return Settings(uri=neo4j.uri, password=neo4j.password()), neo4j.stop
+
+
+def print_table(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """One column per engine; each Neo4j column's ratio to FalkorDB's where FalkorDB ran."""
+    base = results[0] if results[0]["engine"] == "falkordb" else None
+
+    def ratio(r: dict[str, Any], value: float, of: float, how: str = "") -> str:
+        if base is None or r is base or of <= 0:
+            return ""
+        return f" ({value / of:.2f}×{how})"
+
+    def row(label: str, cells: list[str]) -> None:
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+    print()
+    row("figure", [ENGINES[r["engine"]] for r in results])
+    print("|---|" + "---|" * len(results))
+    b = base or results[0]
+    row(
+        "batched node writes/s",
+        [f"{r['writes']:,.0f}" + ratio(r, r["writes"], b["writes"]) for r in results],
+    )
+    if args.turns > 0:
+        row(
+            f"ingest, {args.turns} synthetic turns",
+            [f"{r['ingest']:.1f} turns/s" + ratio(r, r["ingest"], b["ingest"]) for r in results],
+        )
+        for key, label in (
+            ("search", f"hybrid search p50 / p95 at {args.turns} turns"),
+            ("recall", "recall p50 / p95"),
+        ):
+            row(
+                label,
+                [
+                    f"{r[key][0]:.1f} / {r[key][1]:.1f} ms"
+                    + ratio(r, r[key][1], b[key][1], " at p95")
+                    for r in results
+                ],
+            )
+    if "locomo_r10" in b:
+        row(
+            f"LoCoMo dev R@10, hybrid (n={b['locomo_n']})",
+            [f"{r['locomo_r10']:.3f}" for r in results],
+        )
+        if base is not None:
+            row(
+                "same top 10 as FalkorDB (+ differ only among equal scores)",
+                [
+                    "{same}/{n} (+{tie})".format(**r["vs_falkordb"]) if r is not base else ""
+                    for r in results
+                ],
+            )
+            for r in results[1:]:
+                for q in r["vs_falkordb"]["different"]:
+                    print(f"  {r['engine']} differs: {q}\n    falkordb {base['tops'][q]}")
+                    print(f"    {r['engine']} {r['tops'][q]}")
+    if base is not None:
+        print("(×: each Neo4j figure over FalkorDB's in this run)")
+
+
+def compare_tops(base: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    kinds = {q: top_difference(base["tops"][q], result["tops"][q]) for q in base["tops"]}
+    return {
+        "same": sum(v == "same" for v in kinds.values()),
+        "tie": sum(v == "tie" for v in kinds.values()),
+        "n": len(kinds),
+        "different": [q for q, kind in kinds.items() if kind == "different"],
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -187,79 +295,76 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--batch", type=int, default=1000, help="rows per UNWIND statement")
+    parser.add_argument(
+        "--engines",
+        default=None,
+        help="of falkordb,neo4j,neo4j-2026 (default: all three when the 2026 line is built "
+        "and a Java 21+ is found, else falkordb,neo4j)",
+    )
     add_json_out(parser)
     args = parser.parse_args(argv)
+    engines = (args.engines or default_engines()).split(",")
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown:
+        parser.error(f"unknown engine(s) {', '.join(unknown)}: choose of {', '.join(ENGINES)}")
+    if args.engines is None and "neo4j-2026" not in engines:
+        reason = unavailable_reason(line=LINES["2026"]) or "not built"
+        print(f"neo4j-2026 left out ({reason}; `graphmem neo4j install --line 2026` builds it)")
     figures = Figures("engine_parity")
     if args.no_locomo:
         args.data = None
+    elif not (args.data / "qa.jsonl").is_file() or not (args.data / "locomo_dev.json").is_file():
+        parser.error(f"no LoCoMo dev data (qa.jsonl, locomo_dev.json) in {args.data}: --data")
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])
     results = []
     with tempfile.TemporaryDirectory(prefix="graphmem-parity-") as tmp:
-        home = Path(tmp)
-        falkor = EmbeddedServer(home / "falkordb-home", free_port())
-        falkor.ensure_running()
-        neo4j = LocalNeo4j(home / "neo4j", free_port())
-        neo4j.start()
-        try:
-            results.append(
-                run_engine(
-                    "falkordb",
-                    Settings(home=falkor.home, embedded_port=falkor.port, database="parity"),
-                    embedder,
-                    args,
-                )
-            )
-            results.append(
-                run_engine(
-                    "neo4j", Settings(uri=neo4j.uri, password=neo4j.password()), embedder, args
-                )
-            )
-        finally:
-            neo4j.stop()
-            falkor.stop()
-    a, b = results
-    print("\n| figure | FalkorDB (embedded) | Neo4j 5.26 (local) |")
-    print("|---|---|---|")
-    print(f"| batched node writes/s | {a['writes']:,.0f} | {b['writes']:,.0f} |")
-    if "locomo_r10" in a:
-        kinds = {q: top_difference(a["tops"][q], b["tops"][q]) for q in a["tops"]}
-        count = {kind: sum(v == kind for v in kinds.values()) for kind in ("same", "tie")}
-        print(
-            f"| LoCoMo dev R@10, hybrid (n={a['locomo_n']}) | {a['locomo_r10']:.3f} | "
-            f"{b['locomo_r10']:.3f} |"
-        )
-        print(
-            f"| same top 10 on both | {count['same']}/{len(kinds)} questions, "
-            f"{count['tie']} more differ only among equal scores | |"
-        )
-        for q, kind in kinds.items():
-            if kind == "different":
-                print(f"  differs: {q}\n    falkordb {a['tops'][q]}\n    neo4j    {b['tops'][q]}")
-    if args.turns > 0:
-        print(
-            f"| ingest, {args.turns} synthetic turns | {a['ingest']:.1f} turns/s | "
-            f"{b['ingest']:.1f} turns/s |"
-        )
-        for key, label in (
-            ("search", f"hybrid search at {args.turns} turns"),
-            ("recall", "recall"),
-        ):
-            print(
-                f"| {label} p50 / p95 | {a[key][0]:.1f} / {a[key][1]:.1f} ms | "
-                f"{b[key][0]:.1f} / {b[key][1]:.1f} ms |"
-            )
-    for engine, result in (("falkordb", a), ("neo4j", b)):
+        for engine in engines:
+            missing = unavailable_reason(line=LINES["2026"]) if engine == "neo4j-2026" else None
+            if missing:
+                print(f"[{engine}] skipped: {missing}", flush=True)
+                continue
+            # One server at a time: an idle JVM or FalkorDB would share the cores of the timed one.
+            settings, stop = start_server(engine, Path(tmp))
+            try:
+                results.append(run_engine(engine, settings, embedder, args))
+            finally:
+                stop()
+    if not results:
+        return 1
+    base = results[0] if results[0]["engine"] == "falkordb" else None
+    if base is not None and "tops" in base:
+        for result in results[1:]:
+            result["vs_falkordb"] = compare_tops(base, result)
+    print_table(results, args)
+    for result in results:
+        engine = result["engine"]
         figures.add(f"{engine}: batched node writes", result["writes"], "nodes/s")
         if args.turns > 0:
             turns = f"{args.turns} synthetic turns"
             figures.add(f"{engine}: ingest, {turns}", result["ingest"], "turns/s")
-            figures.add(
-                f"{engine}: hybrid search p95 at {args.turns} turns", result["search"][1], "ms"
-            )
-            figures.add(f"{engine}: recall p95", result["recall"][1], "ms")
+            for key, label in (
+                ("search", f"hybrid search at {args.turns} turns"),
+                ("recall", "recall"),
+            ):
+                figures.add(f"{engine}: {label} p50", result[key][0], "ms")
+                figures.add(f"{engine}: {label} p95", result[key][1], "ms")
+                if base is not None and result is not base:
+                    figures.add(
+                        f"{engine}: {label} p95 over falkordb's", result[key][1] / base[key][1]
+                    )
+            if base is not None and result is not base:
+                figures.add(f"{engine}: ingest over falkordb's", result["ingest"] / base["ingest"])
         if "locomo_r10" in result:
             figures.add(f"{engine}: LoCoMo dev R@10, hybrid", result["locomo_r10"])
+        if "vs_falkordb" in result:
+            same = result["vs_falkordb"]
+            figures.add(f"{engine}: questions with falkordb's top 10", same["same"], "questions")
+            figures.add(
+                f"{engine}: questions differing from falkordb's only among equal scores",
+                same["tie"],
+                "questions",
+            )
     figures.write(args.json_out)
     return 0
 

@@ -35,23 +35,28 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def init(as_json: bool = JSON) -> None:
     """Create constraints and vector/full-text indexes (numbered, idempotent migrations) and
-    record the embedding model. Other commands do this on their first write."""
+    record the embedding model. Other commands do this on their first write. On Neo4j 2026.02+
+    it also rebuilds vector indexes an older Neo4j created without the space filter."""
     memory = open_memory()
     applied = memory.init()
     rows = [{"number": m.number, "name": m.name} for m in applied]
+    rebuilt = memory.parts.rebuilt_indexes
     if as_json:
         emit_json(
             {
                 "applied": rows,
+                "space_filter_added": rebuilt,
                 "embedding_model": memory.embedder.name,
                 "embedding_dimension": memory.embedder.dimension,
             }
         )
         return
-    if not rows:
+    if not rows and not rebuilt:
         typer.echo("schema is up to date")
     for row in rows:
         typer.echo(f"applied migration {row['number']:03d} {row['name']}")
+    for name in rebuilt:
+        typer.echo(f"rebuilt vector index {name} with its space filter (vector SEARCH)")
 
 
 def _version(dist: str) -> str | None:

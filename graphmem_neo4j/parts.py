@@ -51,6 +51,8 @@ class MemoryParts:
         self._llm_built = llm is not None
         self._schema_ready = False
         self._embedding_checked = False
+        self.rebuilt_indexes: list[str] = []
+        """Vector indexes the last `init` recreated with their space filter."""
         self._lock = threading.RLock()
         self.ledger = UsageLedger()
         self._checked: dict[str, int] = {}
@@ -105,6 +107,10 @@ class MemoryParts:
                 embedding_model=self.embedder.name,
                 dimension=self.embedder.dimension,
             )
+            # A store from a server without vector SEARCH, opened on one that has it.
+            add_space_filters = getattr(self.store, "add_space_filters", None)
+            if add_space_filters is not None:
+                self.rebuilt_indexes = add_space_filters(self.embedder.dimension)
             self._schema_ready = True
             self._embedding_checked = True
             return applied

@@ -75,7 +75,7 @@ _SEARCH = (
     r" WHERE \g<node>.space = $space LIMIT $candidates) SCORE AS score"
 )
 _INDEX_DDL = re.compile(
-    r"(CREATE\s+VECTOR\s+INDEX\s+\w+\s+IF\s+NOT\s+EXISTS\s+"
+    r"(CREATE\s+VECTOR\s+INDEX\s+(?P<index>\w+)\s+IF\s+NOT\s+EXISTS\s+"
     r"FOR\s+\((?P<node>\w+):\w+\)\s+ON\s+\((?P=node)\.embedding\))"
 )
 _FILTERED = r"\1\nWITH [\g<node>.space]"
@@ -85,6 +85,16 @@ def with_vector_search(text: str) -> str:
     """A Neo4j query as a server with vector SEARCH runs it (see the module's docstring)."""
     rewritten = _INDEX_DDL.sub(_FILTERED, _INDEX_QUERY.sub(_SEARCH, text))
     return text if rewritten == text else f"CYPHER 25\n{rewritten}"
+
+
+def vector_index_queries(dialect: Dialect = "neo4j") -> dict[str, str]:
+    """index name → the query creating it, for every vector index the schema files create
+    (what `Neo4jStore.add_space_filters` recreates with the space filter)."""
+    found: dict[str, str] = {}
+    for name, text in queries_for(dialect).items():
+        if m := _INDEX_DDL.search(text):
+            found[m["index"]] = name
+    return found
 
 
 _COSINE = re.compile(r"\bvector\.similarity\.cosine\s*\(")

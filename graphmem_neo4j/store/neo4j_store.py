@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
-from ..queries import Dialect, explained, load_query, queries_for
+from ..queries import Dialect, explained, load_query, queries_for, vector_index_queries
 from ..settings import EngineTarget, redact_uri
 from .base import BatchingMixin, Params, Row
 from .params import check_params
@@ -25,10 +25,16 @@ _SCHEMA_ALREADY = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 SEARCH_SINCE = (2026, 2)
 """The first Neo4j release whose Cypher 25 has the vector SEARCH clause with in-index filters
 (generally available): from it on, the store sends queries in their SEARCH form (queries.py)."""
+_NO_FILTER = "22ND3"
+_NO_FILTER_HINT = (
+    " (a vector index without the space filter: run `graphmem init` to rebuild the vector "
+    "indexes with it)"
+)
 _AGENT_VERSION = re.compile(r"^Neo4j/(\d+)\.(\d+)")
 
 # The driver logs its retries as warnings; a library must not print them on its users' stderr.
 logging.getLogger("neo4j").addHandler(logging.NullHandler())
+log = logging.getLogger(__name__)
 
 
 class Neo4jStore(BatchingMixin):
@@ -69,8 +75,22 @@ class Neo4jStore(BatchingMixin):
         # One bookmark manager for the store: a read follows every write this store made, on
         # whichever cluster member it is routed to (read-your-writes on Aura and clusters).
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
-        self.vector_space_filter = has_vector_search(self.server_info()["agent"])
+        self.server_search = has_vector_search(self.server_info()["agent"])
+        """Whether the server has Cypher 25's vector SEARCH with in-index filters."""
+        self.unfiltered_vector_indexes = self._unfiltered() if self.server_search else []
+        """Vector indexes of this store without `space` as a filter property (created by a
+        server without SEARCH): until `add_space_filters` rebuilds them, lookups take the
+        `db.index.vector.queryNodes` path, which every index answers."""
+        self.vector_space_filter = self.server_search and not self.unfiltered_vector_indexes
         """Whether vector indexes filter by space inside the index (nearest.py)."""
+        if self.unfiltered_vector_indexes:
+            log.warning(
+                "Neo4j at %s has vector SEARCH, but this store's vector indexes %s have no "
+                "space filter (created by an older Neo4j): lookups use the slower "
+                "db.index.vector.queryNodes path; run `graphmem init` to rebuild them with it",
+                self.target.redacted(),
+                ", ".join(self.unfiltered_vector_indexes),
+            )
 
     def _wrap(self, e: Exception) -> Exception:
         errs = self._errors
@@ -103,7 +123,8 @@ class Neo4jStore(BatchingMixin):
         except Exception as e:
             err = self._wrap(e)
             if isinstance(err, QueryError):
-                raise QueryError(f"query {query}: {err}") from e
+                hint = _NO_FILTER_HINT if _NO_FILTER in str(err) else ""
+                raise QueryError(f"query {query}: {err}{hint}") from e
             raise err from e
         rows: list[Row] = []
         for record in records:
@@ -146,6 +167,39 @@ class Neo4jStore(BatchingMixin):
         except Exception as e:
             raise self._wrap(e) from e
         return planned
+
+    def _unfiltered(self) -> list[str]:
+        """graphmem's vector indexes that lack `space` among their properties."""
+        ours = vector_index_queries(self.dialect)
+        try:
+            rows = self._run("core/list_vector_indexes", None, read_only=True)
+        except QueryError:  # a user without SHOW INDEX: assume the indexes this server makes
+            log.debug("cannot list the vector indexes", exc_info=True)
+            return []
+        return [
+            str(row["name"])
+            for row in rows
+            if row["name"] in ours and "space" not in (row["properties"] or [])
+        ]
+
+    def add_space_filters(self, dimension: int) -> list[str]:
+        """On a server with vector SEARCH: drop each of graphmem's vector indexes that lacks
+        the `space` filter property and create it again with it (the embeddings stay on the
+        nodes; the server fills the new index from them), then use SEARCH. Also creates any
+        vector index missing (a rebuild interrupted between drop and create). Idempotent;
+        returns the names of the indexes rebuilt. Nothing to do on other servers."""
+        if not self.server_search:
+            return []
+        unfiltered = self._unfiltered()
+        for name in unfiltered:
+            self.write("core/schema_drop_index", {"name": name})
+        self.unfiltered_vector_indexes = []
+        self.vector_space_filter = True
+        for query in vector_index_queries(self.dialect).values():
+            self.write(query, {"dimension": dimension})
+        if unfiltered:
+            self.write("core/await_indexes")
+        return unfiltered
 
     def exclusive(self, space: str) -> contextlib.AbstractContextManager[None]:
         """One writer at a time in `space`, across processes, for an operation of several

@@ -53,8 +53,11 @@ def test_unknown_or_malformed_names_are_refused(name: str) -> None:
 ONE_ENGINE = {
     "core/lock_take": "neo4j",
     "core/lock_release": "neo4j",
+    "core/list_vector_indexes": "neo4j",
+    "core/schema_drop_index": "neo4j",
 }
-"""Queries only one engine runs: FalkorDB's writer leases are Redis keys (write_lock.py)."""
+"""Queries only one engine runs: FalkorDB's writer leases are Redis keys (write_lock.py); only
+a Neo4j store rebuilds vector indexes with the space filter of vector SEARCH."""
 
 
 def test_every_query_exists_for_both_engines() -> None:
@@ -114,3 +117,15 @@ def test_every_vector_index_query_and_index_has_a_search_form() -> None:
     assert load_query("conversation/search_vector", "falkordb", search=True) == load_query(
         "conversation/search_vector", "falkordb"
     )
+
+
+def test_vector_index_queries_name_every_vector_index_ddl() -> None:
+    """What `graphmem init` recreates with the space filter: each vector index's own DDL."""
+    from graphmem_neo4j.queries import vector_index_queries, with_vector_search
+
+    found = vector_index_queries()
+    assert found["turn_embedding"] == "conversation/schema_turn_vector"
+    ddl = [n for n in queries_for("neo4j") if "VECTOR INDEX" in load_query(n, "neo4j")]
+    assert sorted(found.values()) == sorted(n for n in ddl if "/schema_" in n)
+    for name in found.values():
+        assert "WITH [n.space]" in with_vector_search(load_query(name, "neo4j"))
