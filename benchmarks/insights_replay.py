@@ -98,7 +98,12 @@ def agent_run(
 
 
 def build_stream(
-    path: Path, seed: int, limit: int | None, fail_rate: float, human: float
+    path: Path,
+    seed: int,
+    limit: int | None,
+    fail_rate: float,
+    human: float,
+    typed: bool = False,
 ) -> list[Task]:
     every = parse_file(path, kind="expert")
     runs = [t for t in every if t.metadata.get("run", "expert") == "expert"]
@@ -121,6 +126,7 @@ def build_stream(
             status="failed" if failed else "resolved",
             steps=tuple(Step(s.action, s.observation) for s in run.steps),
             feedback="Task failed." if failed else "Task completed.",
+            task_type=str(t.metadata["task_type"]) if typed else None,
         )
         stream.append(Task(record, str(t.metadata["task_type"])))
     return stream
@@ -147,6 +153,7 @@ def write_jsonl(stream: list[Task], path: Path) -> None:
                             {"action": s.action, "observation": s.observation} for s in r.steps
                         ],
                         "feedback": r.feedback,
+                        **({"task_type": r.task_type} if r.task_type else {}),
                     }
                 )
                 + "\n"
@@ -260,11 +267,24 @@ def main() -> None:
     parser.add_argument(
         "--seed-margin", type=float, default=None, help="RetrievalParams.seed_margin (default its)"
     )
+    parser.add_argument(
+        "--lexical-weight",
+        type=float,
+        default=None,
+        help="RetrievalParams.lexical_weight (default its)",
+    )
+    parser.add_argument(
+        "--task-type",
+        action="store_true",
+        help="give each task its type as task_type (the caller who knows it)",
+    )
     add_json_out(parser)
     args = parser.parse_args()
     figures = Figures("insights_replay")
 
-    stream = build_stream(args.data, args.seed, args.limit, args.fail_rate, args.human_goals)
+    stream = build_stream(
+        args.data, args.seed, args.limit, args.fail_rate, args.human_goals, args.task_type
+    )
     family = {t.record.id: t.family for t in stream}
     mix = Counter(t.family for t in stream)
     chance = sum((n / len(stream)) ** 2 for n in mix.values())
@@ -272,6 +292,8 @@ def main() -> None:
     params = RetrievalParams(k=args.k, b=args.b)
     if args.seed_margin is not None:
         params = replace(params, seed_margin=args.seed_margin)
+    if args.lexical_weight is not None:
+        params = replace(params, lexical_weight=args.lexical_weight)
     with tempfile.TemporaryDirectory(prefix="graphmem-replay-") as home:
         tasks_file = Path(home) / "stream.jsonl"
         write_jsonl(stream, tasks_file)

@@ -100,6 +100,11 @@ class RetrievalParams:
     across two worlds, each the check of the other (docs/insights.md): on the ALFWorld and
     ScienceWorld replays, margins 0.02 / 0.05 / 0.1 / none give same-type precision
     0.942 / 0.941 / 0.928 / 0.926 and 0.377 / 0.379 / 0.348 / 0.262."""
+    lexical_weight: float = 0.5
+    """Weight w of the lexical similarity of goals (`lexical.py`) in the similarity of two
+    queries, (1 − w)·cosine + w·lexical; 0 = the cosine alone."""
+    lexical_pool: int = 50
+    """How many queries nearest by cosine the fused similarity re-ranks."""
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -112,6 +117,10 @@ class RetrievalParams:
             raise InputError("must be ≥ 0", field="neighbours")
         if not self.seed_margin >= 0:
             raise InputError("must be a number ≥ 0", field="seed_margin")
+        if not 0 <= self.lexical_weight <= 1:
+            raise InputError("must be a number from 0 to 1", field="lexical_weight")
+        if self.lexical_pool < 1:
+            raise InputError("must be at least 1", field="lexical_pool")
 
 
 @dataclass(frozen=True)

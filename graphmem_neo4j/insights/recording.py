@@ -106,7 +106,14 @@ class Recorder:
         actions = [s.action for s in task.steps]
         done = recorded_key(task.query, task.status == "resolved", actions, reader, task.task_type)
         nearest = self.retriever.nearest(
-            vector, space, max(params.k, params.neighbours), exclude, key
+            vector,
+            space,
+            max(params.k, params.neighbours),
+            exclude,
+            key,
+            text=task.query,
+            params=params,
+            fresh=True,
         )
         if state is None:
             seeds = within_margin(nearest[: params.k], params.seed_margin)
@@ -163,7 +170,9 @@ class Recorder:
             params={"space": space, "query_id": task.id},
         )
         if done != key:  # its similarity edges join it to tasks of what it did
-            nearest = self.retriever.nearest(vector, space, params.neighbours, exclude, done)
+            nearest = self.retriever.nearest(
+                vector, space, params.neighbours, exclude, done, text=task.query, params=params
+            )
         similar = [
             q
             for q in within_margin(nearest[: params.neighbours], params.seed_margin)

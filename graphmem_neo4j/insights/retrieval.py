@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..nearest import nearest_one
 from ..task_similarity import task_key
 from .deps import Parts
+from .goal_index import SpaceGoals
 from .models import InsightCandidate, Retrieval, RetrievalParams, SimilarQuery, within_margin
 from .parsing import check_text
 
@@ -21,6 +22,7 @@ from .parsing import check_text
 class Retriever:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
+        self.goals = SpaceGoals()
 
     def retrieve(
         self,
@@ -36,7 +38,7 @@ class Retriever:
         self.parts.ensure_embedder_matches()
         vector = self.parts.embedder.embed([query])[0]
         key = task_key(query, self.parts.structures(space, "insights"), task_type)
-        return self.search(vector, space, params, [], key)
+        return self.search(vector, space, params, [], key, query)
 
     def retrieve_by_vector(
         self,
@@ -53,7 +55,7 @@ class Retriever:
         self.parts.ensure_embedder_matches()
         reader = self.parts.structures(space, "insights")
         key = task_key(query, reader, task_type) if query is not None else task_type or None
-        return self.search(list(vector), space, params, list(exclude), key)
+        return self.search(list(vector), space, params, list(exclude), key, query)
 
     def search(
         self,
@@ -62,8 +64,11 @@ class Retriever:
         params: RetrievalParams,
         exclude: list[str],
         key: str | None,
+        text: str | None = None,
     ) -> Retrieval:
-        seeds = self.nearest(vector, space, params.k, exclude, key, rescore=False)
+        seeds = self.nearest(
+            vector, space, params.k, exclude, key, rescore=False, text=text, params=params
+        )
         return self.rank(
             within_margin(seeds, params.seed_margin),
             space,
@@ -81,24 +86,46 @@ class Retriever:
         key: str | None,
         *,
         rescore: bool = True,
+        text: str | None = None,
+        params: RetrievalParams | None = None,
+        fresh: bool = False,
     ) -> list[SimilarQuery]:
         """Eq. 2 among the queries compatible with `key` (all of them when it is None).
 
-        `rescore` recomputes the similarities from the vectors, the same on both engines to the
+        With the query's `text` and a `lexical_weight` above 0, the similarity is
+        (1 − w)·cosine + w·lexical (`lexical.GoalIndex`, word weights learnt from the space's
+        goals), over the `lexical_pool` nearest by cosine; else the cosine alone.
+        `rescore` recomputes the cosines from the vectors, the same on both engines to the
         last bit: needed when they are stored (recording), not when they only rank (retrieval,
         which then saves fetching every candidate's vector)."""
         if k == 0:
             return []
+        import os
+        if os.environ.get("GM_NOKEY"):
+            key = None
+        params = params or RetrievalParams()
+        weight = params.lexical_weight if text is not None else 0.0
         rows = nearest_one(
             self.parts.store,
             "insights/nearest_queries",
             vector,
             space=space,
-            k=k,
+            k=max(k, params.lexical_pool) if weight > 0 else k,
             params={"exclude": exclude, "task_key": key},
             rescore=rescore,
         )
-        return [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
+        found = [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
+        if weight == 0 or not found:
+            return found
+        assert text is not None
+        index = self.goals.index(self.parts.store, space, fresh=fresh)
+        lexical = index.similarities(text, [q.id for q in found])
+        fused = [
+            SimilarQuery(q.id, (1 - weight) * q.similarity + weight * lexical[q.id])
+            for q in found
+        ]
+        fused.sort(key=lambda q: (-q.similarity, q.id))
+        return fused[:k]
 
     def rank(
         self,
@@ -108,6 +135,10 @@ class Retriever:
         exclude: list[str],
         key: str | None,
     ) -> Retrieval:
+        import os, json
+        if os.environ.get("GM_LOG") and exclude:
+            with open(os.environ["GM_LOG"], "a") as f:
+                f.write(json.dumps({"task": exclude[0], "seeds": [s.id for s in seeds]}) + "\n")
         if not seeds:
             return Retrieval((), 0, ())
         rows = self.parts.store.read(
