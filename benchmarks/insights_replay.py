@@ -274,6 +274,12 @@ def main() -> None:
         help="RetrievalParams.lexical_weight (default its)",
     )
     parser.add_argument(
+        "--lexical-override",
+        type=float,
+        default=None,
+        help="RetrievalParams.lexical_override (default its; above 1: off)",
+    )
+    parser.add_argument(
         "--task-type",
         action="store_true",
         help="give each task its type as task_type (the caller who knows it)",
@@ -294,6 +300,8 @@ def main() -> None:
         params = replace(params, seed_margin=args.seed_margin)
     if args.lexical_weight is not None:
         params = replace(params, lexical_weight=args.lexical_weight)
+    if args.lexical_override is not None:
+        params = replace(params, lexical_override=args.lexical_override)
     with tempfile.TemporaryDirectory(prefix="graphmem-replay-") as home:
         tasks_file = Path(home) / "stream.jsonl"
         write_jsonl(stream, tasks_file)

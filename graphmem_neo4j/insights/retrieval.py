@@ -94,15 +94,14 @@ class Retriever:
 
         With the query's `text` and a `lexical_weight` above 0, the similarity is
         (1 − w)·cosine + w·lexical (`lexical.GoalIndex`, word weights learnt from the space's
-        goals), over the `lexical_pool` nearest by cosine; else the cosine alone.
+        goals), over the `lexical_pool` nearest by cosine; else the cosine alone. Then a query
+        of another structure whose lexical similarity is at least `lexical_override` is
+        compatible too (a second lookup among all the space's queries).
         `rescore` recomputes the cosines from the vectors, the same on both engines to the
         last bit: needed when they are stored (recording), not when they only rank (retrieval,
         which then saves fetching every candidate's vector)."""
         if k == 0:
             return []
-        import os
-        if os.environ.get("GM_NOKEY"):
-            key = None
         params = params or RetrievalParams()
         weight = params.lexical_weight if text is not None else 0.0
         rows = nearest_one(
@@ -115,14 +114,33 @@ class Retriever:
             rescore=rescore,
         )
         found = [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
-        if weight == 0 or not found:
+        if weight == 0:
             return found
         assert text is not None
         index = self.goals.index(self.parts.store, space, fresh=fresh)
+        if key is not None and params.lexical_override <= 1:
+            # a goal this close in words is a task of the same kind, whatever structure its
+            # goal was read as (a space's goal model misreads some)
+            wide = nearest_one(
+                self.parts.store,
+                "insights/nearest_queries",
+                vector,
+                space=space,
+                k=max(k, params.lexical_pool),
+                params={"exclude": exclude, "task_key": None},
+                rescore=rescore,
+            )
+            seen = {q.id for q in found}
+            extra = [
+                SimilarQuery(r["id"], float(r["similarity"])) for r in wide if r["id"] not in seen
+            ]
+            close = index.similarities(text, [q.id for q in extra])
+            found += [q for q in extra if close[q.id] >= params.lexical_override]
+        if not found:
+            return found
         lexical = index.similarities(text, [q.id for q in found])
         fused = [
-            SimilarQuery(q.id, (1 - weight) * q.similarity + weight * lexical[q.id])
-            for q in found
+            SimilarQuery(q.id, (1 - weight) * q.similarity + weight * lexical[q.id]) for q in found
         ]
         fused.sort(key=lambda q: (-q.similarity, q.id))
         return fused[:k]
@@ -135,10 +153,6 @@ class Retriever:
         exclude: list[str],
         key: str | None,
     ) -> Retrieval:
-        import os, json
-        if os.environ.get("GM_LOG") and exclude:
-            with open(os.environ["GM_LOG"], "a") as f:
-                f.write(json.dumps({"task": exclude[0], "seeds": [s.id for s in seeds]}) + "\n")
         if not seeds:
             return Retrieval((), 0, ())
         rows = self.parts.store.read(
