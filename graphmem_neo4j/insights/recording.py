@@ -114,6 +114,7 @@ class Recorder:
             text=task.query,
             params=params,
             fresh=True,
+            strict=bool(task.task_type),
         )
         if state is None:
             seeds = within_margin(nearest[: params.k], params.seed_margin)
@@ -171,7 +172,14 @@ class Recorder:
         )
         if done != key:  # its similarity edges join it to tasks of what it did
             nearest = self.retriever.nearest(
-                vector, space, params.neighbours, exclude, done, text=task.query, params=params
+                vector,
+                space,
+                params.neighbours,
+                exclude,
+                done,
+                text=task.query,
+                params=params,
+                strict=bool(task.task_type),
             )
         similar = [
             q

@@ -38,7 +38,7 @@ class Retriever:
         self.parts.ensure_embedder_matches()
         vector = self.parts.embedder.embed([query])[0]
         key = task_key(query, self.parts.structures(space, "insights"), task_type)
-        return self.search(vector, space, params, [], key, query)
+        return self.search(vector, space, params, [], key, query, strict=bool(task_type))
 
     def retrieve_by_vector(
         self,
@@ -55,7 +55,9 @@ class Retriever:
         self.parts.ensure_embedder_matches()
         reader = self.parts.structures(space, "insights")
         key = task_key(query, reader, task_type) if query is not None else task_type or None
-        return self.search(list(vector), space, params, list(exclude), key, query)
+        return self.search(
+            list(vector), space, params, list(exclude), key, query, strict=bool(task_type)
+        )
 
     def search(
         self,
@@ -65,9 +67,19 @@ class Retriever:
         exclude: list[str],
         key: str | None,
         text: str | None = None,
+        *,
+        strict: bool = False,
     ) -> Retrieval:
         seeds = self.nearest(
-            vector, space, params.k, exclude, key, rescore=False, text=text, params=params
+            vector,
+            space,
+            params.k,
+            exclude,
+            key,
+            rescore=False,
+            text=text,
+            params=params,
+            strict=strict,
         )
         return self.rank(
             within_margin(seeds, params.seed_margin),
@@ -89,6 +101,7 @@ class Retriever:
         text: str | None = None,
         params: RetrievalParams | None = None,
         fresh: bool = False,
+        strict: bool = False,
     ) -> list[SimilarQuery]:
         """Eq. 2 among the queries compatible with `key` (all of them when it is None).
 
@@ -96,7 +109,8 @@ class Retriever:
         (1 − w)·cosine + w·lexical (`lexical.GoalIndex`, word weights learnt from the space's
         goals), over the `lexical_pool` nearest by cosine; else the cosine alone. Then a query
         of another structure whose lexical similarity is at least `lexical_override` is
-        compatible too (a second lookup among all the space's queries).
+        compatible too (a second lookup among all the space's queries), unless the key is
+        `strict`: the caller's task_type, which is taken as given.
         `rescore` recomputes the cosines from the vectors, the same on both engines to the
         last bit: needed when they are stored (recording), not when they only rank (retrieval,
         which then saves fetching every candidate's vector)."""
@@ -118,7 +132,7 @@ class Retriever:
             return found
         assert text is not None
         index = self.goals.index(self.parts.store, space, fresh=fresh)
-        if key is not None and params.lexical_override <= 1:
+        if key is not None and not strict and params.lexical_override <= 1:
             # a goal this close in words is a task of the same kind, whatever structure its
             # goal was read as (a space's goal model misreads some)
             wide = nearest_one(
