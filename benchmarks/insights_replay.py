@@ -167,12 +167,26 @@ class Run:
     same_type: int = 0
     harmful: list[int] = field(default_factory=list)
     shown: list[int] = field(default_factory=list)
+    own: list[int] = field(default_factory=list)
+    """Per task: how many of its retrieved insights were of its type (shown: how many)."""
     keeps: int = 0
     own_keeps: int = 0
     with_insight: int = 0
     active: int = 0
     operations: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+
+    def interval(self, draws: int = 1000) -> tuple[float, float]:
+        """95% bootstrap interval of same-type precision, resampling tasks."""
+        rng = random.Random(0)
+        n = len(self.shown)
+        found = []
+        for _ in range(draws):
+            picks = [rng.randrange(n) for _ in range(n)]
+            got = sum(self.shown[i] for i in picks)
+            found.append(sum(self.own[i] for i in picks) / got if got else 0.0)
+        found.sort()
+        return found[int(0.025 * draws)], found[int(0.975 * draws) - 1]
 
     def pollution(self, start: int = 0) -> float:
         got = sum(self.shown[start:])
@@ -200,6 +214,7 @@ def replay(
         got = [source.get(c.id) for c in done.retrieved]
         run.retrieved += len(got)
         run.same_type += sum(1 for g in got if g == mine)
+        run.own.append(sum(1 for g in got if g == mine))
         run.with_insight += bool(got)
         run.shown.append(len(got))
         run.harmful.append(
@@ -354,6 +369,10 @@ def main() -> None:
         print(
             f"{r.name:<18}{precision:>10.3f}{purity:>10.3f}{pollution}"
             f"{r.with_insight:>9}{r.active:>7}  {edits}"
+        )
+        low, high = r.interval()
+        print(
+            f"{'':<18}same-type precision 95% interval (bootstrap over tasks) {low:.3f}-{high:.3f}"
         )
         figures.add(f"{r.name}: retrieved insights of the task's own type", precision)
         figures.add(f"{r.name}: positive evidence of the insight's own type", purity)
