@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..errors import InputError
 
@@ -140,7 +140,18 @@ class SimilarQuery:
     similarity: float
 
 
-def within_margin(found: Sequence[SimilarQuery], margin: float) -> list[SimilarQuery]:
+@dataclass(frozen=True)
+class Nearby(SimilarQuery):
+    """A similar query as retrieval ranks it: `similarity` the cosine fused with the lexical
+    similarity of the goals (RetrievalParams.lexical_weight), `cosine` the embeddings'."""
+
+    cosine: float
+
+
+Similar = TypeVar("Similar", bound=SimilarQuery)
+
+
+def within_margin(found: Sequence[Similar], margin: float) -> list[Similar]:
     """The queries (closest first) whose similarity is within `margin` of the closest's."""
     if not found:
         return []

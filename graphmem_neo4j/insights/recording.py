@@ -22,6 +22,7 @@ from .models import (
     RecordedTask,
     RecordSummary,
     RetrievalParams,
+    SimilarQuery,
     TaskRecord,
     within_margin,
 )
@@ -117,7 +118,10 @@ class Recorder:
             strict=bool(task.task_type),
         )
         if state is None:
-            seeds = within_margin(nearest[: params.k], params.seed_margin)
+            seeds = [
+                SimilarQuery(q.id, q.similarity)
+                for q in within_margin(nearest[: params.k], params.seed_margin)
+            ]
             retrieval = self.retriever.rank(seeds, space, params, exclude, key)
             store.write(
                 "insights/write_task",
@@ -181,10 +185,12 @@ class Recorder:
                 params=params,
                 strict=bool(task.task_type),
             )
+        # ranked (and the margin taken) by the fused similarity; drawn and stored with the
+        # cosine, which neighbour_min_similarity bounds
         similar = [
-            q
+            SimilarQuery(q.id, q.cosine)
             for q in within_margin(nearest[: params.neighbours], params.seed_margin)
-            if q.similarity >= params.neighbour_min_similarity
+            if q.cosine >= params.neighbour_min_similarity
         ]
         store.write(
             "insights/complete_task",

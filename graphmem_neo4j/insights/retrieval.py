@@ -15,7 +15,14 @@ from ..nearest import nearest_one
 from ..task_similarity import task_key
 from .deps import Parts
 from .goal_index import SpaceGoals
-from .models import InsightCandidate, Retrieval, RetrievalParams, SimilarQuery, within_margin
+from .models import (
+    InsightCandidate,
+    Nearby,
+    Retrieval,
+    RetrievalParams,
+    SimilarQuery,
+    within_margin,
+)
 from .parsing import check_text
 
 
@@ -70,7 +77,7 @@ class Retriever:
         *,
         strict: bool = False,
     ) -> Retrieval:
-        seeds = self.nearest(
+        nearby = self.nearest(
             vector,
             space,
             params.k,
@@ -81,6 +88,7 @@ class Retriever:
             params=params,
             strict=strict,
         )
+        seeds = [SimilarQuery(q.id, q.similarity) for q in nearby]
         return self.rank(
             within_margin(seeds, params.seed_margin),
             space,
@@ -102,7 +110,7 @@ class Retriever:
         params: RetrievalParams | None = None,
         fresh: bool = False,
         strict: bool = False,
-    ) -> list[SimilarQuery]:
+    ) -> list[Nearby]:
         """Eq. 2 among the queries compatible with `key` (all of them when it is None).
 
         With the query's `text` and a `lexical_weight` above 0, the similarity is
@@ -127,7 +135,7 @@ class Retriever:
             params={"exclude": exclude, "task_key": key},
             rescore=rescore,
         )
-        found = [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
+        found = [Nearby(r["id"], float(r["similarity"]), float(r["similarity"])) for r in rows]
         if weight == 0:
             return found
         assert text is not None
@@ -146,7 +154,9 @@ class Retriever:
             )
             seen = {q.id for q in found}
             extra = [
-                SimilarQuery(r["id"], float(r["similarity"])) for r in wide if r["id"] not in seen
+                Nearby(r["id"], float(r["similarity"]), float(r["similarity"]))
+                for r in wide
+                if r["id"] not in seen
             ]
             close = index.similarities(text, [q.id for q in extra])
             found += [q for q in extra if close[q.id] >= params.lexical_override]
@@ -154,7 +164,7 @@ class Retriever:
             return found
         lexical = index.similarities(text, [q.id for q in found])
         fused = [
-            SimilarQuery(q.id, (1 - weight) * q.similarity + weight * lexical[q.id]) for q in found
+            Nearby(q.id, (1 - weight) * q.cosine + weight * lexical[q.id], q.cosine) for q in found
         ]
         fused.sort(key=lambda q: (-q.similarity, q.id))
         return fused[:k]
