@@ -98,7 +98,12 @@ def agent_run(
 
 
 def build_stream(
-    path: Path, seed: int, limit: int | None, fail_rate: float, human: float
+    path: Path,
+    seed: int,
+    limit: int | None,
+    fail_rate: float,
+    human: float,
+    typed: bool = False,
 ) -> list[Task]:
     every = parse_file(path, kind="expert")
     runs = [t for t in every if t.metadata.get("run", "expert") == "expert"]
@@ -121,6 +126,7 @@ def build_stream(
             status="failed" if failed else "resolved",
             steps=tuple(Step(s.action, s.observation) for s in run.steps),
             feedback="Task failed." if failed else "Task completed.",
+            task_type=str(t.metadata["task_type"]) if typed else None,
         )
         stream.append(Task(record, str(t.metadata["task_type"])))
     return stream
@@ -147,6 +153,7 @@ def write_jsonl(stream: list[Task], path: Path) -> None:
                             {"action": s.action, "observation": s.observation} for s in r.steps
                         ],
                         "feedback": r.feedback,
+                        **({"task_type": r.task_type} if r.task_type else {}),
                     }
                 )
                 + "\n"
@@ -160,12 +167,26 @@ class Run:
     same_type: int = 0
     harmful: list[int] = field(default_factory=list)
     shown: list[int] = field(default_factory=list)
+    own: list[int] = field(default_factory=list)
+    """Per task: how many of its retrieved insights were of its type (shown: how many)."""
     keeps: int = 0
     own_keeps: int = 0
     with_insight: int = 0
     active: int = 0
     operations: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+
+    def interval(self, draws: int = 1000) -> tuple[float, float]:
+        """95% bootstrap interval of same-type precision, resampling tasks."""
+        rng = random.Random(0)
+        n = len(self.shown)
+        found = []
+        for _ in range(draws):
+            picks = [rng.randrange(n) for _ in range(n)]
+            got = sum(self.shown[i] for i in picks)
+            found.append(sum(self.own[i] for i in picks) / got if got else 0.0)
+        found.sort()
+        return found[int(0.025 * draws)], found[int(0.975 * draws) - 1]
 
     def pollution(self, start: int = 0) -> float:
         got = sum(self.shown[start:])
@@ -193,6 +214,7 @@ def replay(
         got = [source.get(c.id) for c in done.retrieved]
         run.retrieved += len(got)
         run.same_type += sum(1 for g in got if g == mine)
+        run.own.append(sum(1 for g in got if g == mine))
         run.with_insight += bool(got)
         run.shown.append(len(got))
         run.harmful.append(
@@ -260,11 +282,30 @@ def main() -> None:
     parser.add_argument(
         "--seed-margin", type=float, default=None, help="RetrievalParams.seed_margin (default its)"
     )
+    parser.add_argument(
+        "--lexical-weight",
+        type=float,
+        default=None,
+        help="RetrievalParams.lexical_weight (default its)",
+    )
+    parser.add_argument(
+        "--lexical-override",
+        type=float,
+        default=None,
+        help="RetrievalParams.lexical_override (default its; above 1: off)",
+    )
+    parser.add_argument(
+        "--task-type",
+        action="store_true",
+        help="give each task its type as task_type (the caller who knows it)",
+    )
     add_json_out(parser)
     args = parser.parse_args()
     figures = Figures("insights_replay")
 
-    stream = build_stream(args.data, args.seed, args.limit, args.fail_rate, args.human_goals)
+    stream = build_stream(
+        args.data, args.seed, args.limit, args.fail_rate, args.human_goals, args.task_type
+    )
     family = {t.record.id: t.family for t in stream}
     mix = Counter(t.family for t in stream)
     chance = sum((n / len(stream)) ** 2 for n in mix.values())
@@ -272,6 +313,10 @@ def main() -> None:
     params = RetrievalParams(k=args.k, b=args.b)
     if args.seed_margin is not None:
         params = replace(params, seed_margin=args.seed_margin)
+    if args.lexical_weight is not None:
+        params = replace(params, lexical_weight=args.lexical_weight)
+    if args.lexical_override is not None:
+        params = replace(params, lexical_override=args.lexical_override)
     with tempfile.TemporaryDirectory(prefix="graphmem-replay-") as home:
         tasks_file = Path(home) / "stream.jsonl"
         write_jsonl(stream, tasks_file)
@@ -324,6 +369,10 @@ def main() -> None:
         print(
             f"{r.name:<18}{precision:>10.3f}{purity:>10.3f}{pollution}"
             f"{r.with_insight:>9}{r.active:>7}  {edits}"
+        )
+        low, high = r.interval()
+        print(
+            f"{'':<18}same-type precision 95% interval (bootstrap over tasks) {low:.3f}-{high:.3f}"
         )
         figures.add(f"{r.name}: retrieved insights of the task's own type", precision)
         figures.add(f"{r.name}: positive evidence of the insight's own type", purity)

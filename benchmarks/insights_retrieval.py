@@ -13,7 +13,9 @@ Then it times `InsightService.retrieve_by_vector` (the space check, the kNN of e
 expansion and scoring of eq. 3-10; no model: the query vector is given) for --runs new queries
 near random topic centres: with a goal text and its task_type, so that only queries of its
 structure count (the index keeps about one candidate in six; the space's goal model is
-consulted too, one count query), and without (sentence similarity alone); and, as the
+consulted too, one count query); with the goal text alone (its structure read by the space's
+goal model; the lexical channel re-ranks, and may look again without the structure filter);
+and without either (sentence similarity alone); and, as the
 reference in the same run, the kNN query alone. The target is p95 ≤ 30 ms at 10k queries and
 5k insights.
 """
@@ -190,6 +192,7 @@ def main() -> None:
                 ]
                 full: list[float] = []
                 keyed: list[float] = []
+                worded: list[float] = []
                 knn: list[float] = []
                 returned: list[int] = []
                 sizes: list[int] = []
@@ -204,6 +207,11 @@ def main() -> None:
                         task_type=PROCEDURES[i % len(PROCEDURES)],
                     )
                     keyed_took = (time.perf_counter() - start) * 1000
+                    start = time.perf_counter()
+                    memory.insights.retrieve_by_vector(
+                        vector, space=SPACE, params=params, query=goal
+                    )
+                    worded_took = (time.perf_counter() - start) * 1000
                     start = time.perf_counter()
                     memory.insights.retrieve_by_vector(vector, space=SPACE, params=params)
                     took = (time.perf_counter() - start) * 1000
@@ -220,6 +228,7 @@ def main() -> None:
                     if i < 50:  # warm-up
                         continue
                     keyed.append(keyed_took)
+                    worded.append(worded_took)
                     full.append(took)
                     knn.append(knn_took)
                     returned.append(len(result.insights))
@@ -231,7 +240,8 @@ def main() -> None:
         f"(k={args.k}, B={args.b}, {args.runs} runs, FalkorDB embedded):"
     )
     for name, values in (
-        ("retrieve_by_vector with the task's goal (task structure)", keyed),
+        ("retrieve_by_vector with the task's goal and task_type", keyed),
+        ("retrieve_by_vector with the goal (read; lexical channel)", worded),
         ("retrieve_by_vector without it (sentence similarity only)", full),
         ("kNN query alone", knn),
     ):
@@ -245,7 +255,8 @@ def main() -> None:
         f"  mean |Q̃^S| {statistics.fmean(sizes):.1f} queries, mean insights returned "
         f"{statistics.fmean(returned):.2f}"
     )
-    verdict = "met" if max(percentile(full, 0.95), percentile(keyed, 0.95)) <= 30 else "NOT met"
+    worst = max(percentile(v, 0.95) for v in (full, keyed, worded))
+    verdict = "met" if worst <= 30 else "NOT met"
     print(f"  target p95 ≤ 30 ms: {verdict}")
     figures.write(args.json_out)
 

@@ -22,6 +22,7 @@ from .models import (
     RecordedTask,
     RecordSummary,
     RetrievalParams,
+    SimilarQuery,
     TaskRecord,
     within_margin,
 )
@@ -106,10 +107,21 @@ class Recorder:
         actions = [s.action for s in task.steps]
         done = recorded_key(task.query, task.status == "resolved", actions, reader, task.task_type)
         nearest = self.retriever.nearest(
-            vector, space, max(params.k, params.neighbours), exclude, key
+            vector,
+            space,
+            max(params.k, params.neighbours),
+            exclude,
+            key,
+            text=task.query,
+            params=params,
+            fresh=True,
+            strict=bool(task.task_type),
         )
         if state is None:
-            seeds = within_margin(nearest[: params.k], params.seed_margin)
+            seeds = [
+                SimilarQuery(q.id, q.similarity)
+                for q in within_margin(nearest[: params.k], params.seed_margin)
+            ]
             retrieval = self.retriever.rank(seeds, space, params, exclude, key)
             store.write(
                 "insights/write_task",
@@ -163,11 +175,22 @@ class Recorder:
             params={"space": space, "query_id": task.id},
         )
         if done != key:  # its similarity edges join it to tasks of what it did
-            nearest = self.retriever.nearest(vector, space, params.neighbours, exclude, done)
+            nearest = self.retriever.nearest(
+                vector,
+                space,
+                params.neighbours,
+                exclude,
+                done,
+                text=task.query,
+                params=params,
+                strict=bool(task.task_type),
+            )
+        # ranked (and the margin taken) by the fused similarity; drawn and stored with the
+        # cosine, which neighbour_min_similarity bounds
         similar = [
-            q
+            SimilarQuery(q.id, q.cosine)
             for q in within_margin(nearest[: params.neighbours], params.seed_margin)
-            if q.similarity >= params.neighbour_min_similarity
+            if q.cosine >= params.neighbour_min_similarity
         ]
         store.write(
             "insights/complete_task",

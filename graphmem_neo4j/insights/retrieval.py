@@ -14,13 +14,22 @@ from collections.abc import Sequence
 from ..nearest import nearest_one
 from ..task_similarity import task_key
 from .deps import Parts
-from .models import InsightCandidate, Retrieval, RetrievalParams, SimilarQuery, within_margin
+from .goal_index import SpaceGoals
+from .models import (
+    InsightCandidate,
+    Nearby,
+    Retrieval,
+    RetrievalParams,
+    SimilarQuery,
+    within_margin,
+)
 from .parsing import check_text
 
 
 class Retriever:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
+        self.goals = SpaceGoals()
 
     def retrieve(
         self,
@@ -36,7 +45,7 @@ class Retriever:
         self.parts.ensure_embedder_matches()
         vector = self.parts.embedder.embed([query])[0]
         key = task_key(query, self.parts.structures(space, "insights"), task_type)
-        return self.search(vector, space, params, [], key)
+        return self.search(vector, space, params, [], key, query, strict=bool(task_type))
 
     def retrieve_by_vector(
         self,
@@ -53,7 +62,9 @@ class Retriever:
         self.parts.ensure_embedder_matches()
         reader = self.parts.structures(space, "insights")
         key = task_key(query, reader, task_type) if query is not None else task_type or None
-        return self.search(list(vector), space, params, list(exclude), key)
+        return self.search(
+            list(vector), space, params, list(exclude), key, query, strict=bool(task_type)
+        )
 
     def search(
         self,
@@ -62,8 +73,22 @@ class Retriever:
         params: RetrievalParams,
         exclude: list[str],
         key: str | None,
+        text: str | None = None,
+        *,
+        strict: bool = False,
     ) -> Retrieval:
-        seeds = self.nearest(vector, space, params.k, exclude, key, rescore=False)
+        nearby = self.nearest(
+            vector,
+            space,
+            params.k,
+            exclude,
+            key,
+            rescore=False,
+            text=text,
+            params=params,
+            strict=strict,
+        )
+        seeds = [SimilarQuery(q.id, q.similarity) for q in nearby]
         return self.rank(
             within_margin(seeds, params.seed_margin),
             space,
@@ -81,24 +106,68 @@ class Retriever:
         key: str | None,
         *,
         rescore: bool = True,
-    ) -> list[SimilarQuery]:
+        text: str | None = None,
+        params: RetrievalParams | None = None,
+        fresh: bool = False,
+        strict: bool = False,
+    ) -> list[Nearby]:
         """Eq. 2 among the queries compatible with `key` (all of them when it is None).
 
-        `rescore` recomputes the similarities from the vectors, the same on both engines to the
+        With the query's `text` and a `lexical_weight` above 0, the similarity is
+        (1 − w)·cosine + w·lexical (`lexical.GoalIndex`, word weights learnt from the space's
+        goals), over the `lexical_pool` nearest by cosine; else the cosine alone. Then a query
+        of another structure whose lexical similarity is at least `lexical_override` is
+        compatible too (a second lookup among all the space's queries), unless the key is
+        `strict`: the caller's task_type, which is taken as given.
+        `rescore` recomputes the cosines from the vectors, the same on both engines to the
         last bit: needed when they are stored (recording), not when they only rank (retrieval,
         which then saves fetching every candidate's vector)."""
         if k == 0:
             return []
+        params = params or RetrievalParams()
+        weight = params.lexical_weight if text is not None else 0.0
         rows = nearest_one(
             self.parts.store,
             "insights/nearest_queries",
             vector,
             space=space,
-            k=k,
+            k=max(k, params.lexical_pool) if weight > 0 else k,
             params={"exclude": exclude, "task_key": key},
             rescore=rescore,
         )
-        return [SimilarQuery(r["id"], float(r["similarity"])) for r in rows]
+        found = [Nearby(r["id"], float(r["similarity"]), float(r["similarity"])) for r in rows]
+        if weight == 0:
+            return found
+        assert text is not None
+        index = self.goals.index(self.parts.store, space, fresh=fresh)
+        if key is not None and not strict and params.lexical_override <= 1:
+            # a goal this close in words is a task of the same kind, whatever structure its
+            # goal was read as (a space's goal model misreads some)
+            wide = nearest_one(
+                self.parts.store,
+                "insights/nearest_queries",
+                vector,
+                space=space,
+                k=max(k, params.lexical_pool),
+                params={"exclude": exclude, "task_key": None},
+                rescore=rescore,
+            )
+            seen = {q.id for q in found}
+            extra = [
+                Nearby(r["id"], float(r["similarity"]), float(r["similarity"]))
+                for r in wide
+                if r["id"] not in seen
+            ]
+            close = index.similarities(text, [q.id for q in extra])
+            found += [q for q in extra if close[q.id] >= params.lexical_override]
+        if not found:
+            return found
+        lexical = index.similarities(text, [q.id for q in found])
+        fused = [
+            Nearby(q.id, (1 - weight) * q.cosine + weight * lexical[q.id], q.cosine) for q in found
+        ]
+        fused.sort(key=lambda q: (-q.similarity, q.id))
+        return fused[:k]
 
     def rank(
         self,

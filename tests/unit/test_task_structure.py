@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from graphmem_neo4j.lexical import GoalIndex
 from graphmem_neo4j.task_model import MIN_EXAMPLES, GoalModel
 from graphmem_neo4j.task_similarity import KeyReader, recorded_key, task_key
 from graphmem_neo4j.task_structure import parse_action, trajectory_structure
@@ -135,7 +136,11 @@ def test_the_default_answers_are_the_same_without_any_world_vocabulary(
 
     def answers() -> list[object]:
         reader = KeyReader.of(model, "")
-        return [(task_key(g, reader), recorded_key(g, True, actions, reader)) for g in GOALS]
+        goals = GoalIndex()
+        goals.add_all((str(n), g) for n, g in enumerate(GOALS))
+        lexical = goals.similarities(GOALS[0], [str(n) for n in range(len(GOALS))])
+        keys = [(task_key(g, reader), recorded_key(g, True, actions, reader)) for g in GOALS]
+        return [*keys, lexical]
 
     before = answers()
     monkeypatch.setitem(sys.modules, "graphmem_neo4j.domain_packs.alfworld", None)

@@ -227,7 +227,7 @@ def test_keyed_retrieval_matches_the_reference(
     for key, text in KEY_TEXTS.items():
         for _ in range(4):
             vector = unit(rng)
-            params = RetrievalParams(k=4, b=10)
+            params = RetrievalParams(k=4, b=10, lexical_weight=0)  # the reference: cosine
             got = memory.insights.retrieve_by_vector(vector, space=space, params=params, query=text)
             expected = reference(g, vector, params, key=key, keys=keys)
             assert [(c.id, c.score, c.positive, c.negative) for c in got.insights] == expected

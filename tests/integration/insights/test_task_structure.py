@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem_neo4j.insights.models import Step, TaskRecord
 from graphmem_neo4j.insights.rules import templated_insight
 from graphmem_neo4j.memory import GraphMemory
 
@@ -158,3 +159,35 @@ def test_without_a_pack_the_space_learns_to_read_goals_from_its_resolved_tasks(
     assert found.queries and all(q.id.startswith("cool-") for q in found.queries)
     typed = memory.insights.retrieve("put a cool egg in microwave", space=space, task_type="x")
     assert typed.queries == ()  # no task was recorded as that type
+
+
+@pytest.mark.default_similarity
+def test_the_callers_task_type_is_kept_to_even_against_a_goal_worded_alike(
+    memory: GraphMemory, space: str
+) -> None:
+    """A recorded goal worded the same as the new one counts as similar whatever structure it
+    was read as (RetrievalParams.lexical_override), but never across a task_type the caller
+    gave: that is taken as given."""
+    goal = "Your task is to boil water. First, focus on the substance."
+    tasks = [
+        TaskRecord("boil", goal, "resolved", (Step("heat pot", "hot"),), task_type="boil"),
+        TaskRecord(
+            "freeze",
+            "Your task is to freeze water. First, focus on the substance.",
+            "resolved",
+            (Step("cool pot", "cold"),),
+            task_type="freeze",
+        ),
+        TaskRecord(
+            "grow",
+            "Your task is to grow an orange. First, focus on the seed.",
+            "resolved",
+            (Step("plant seed", "grown"),),
+            task_type="grow",
+        ),
+    ]
+    memory.insights.record_tasks(tasks, space=space)
+    typed = memory.insights.retrieve(goal, space=space, task_type="freeze")
+    assert [q.id for q in typed.queries] == ["freeze"]
+    untyped = memory.insights.retrieve(goal, space=space)
+    assert untyped.queries[0].id == "boil"

@@ -1,0 +1,87 @@
+"""The lexical goal similarity: word weights learnt from the goals given, nothing else."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from graphmem_neo4j.lexical import GoalIndex, terms
+
+BOILER = "Your task is to find the object. First, focus on the thing. Then, move it to the box."
+
+
+def index(goals: dict[str, str]) -> GoalIndex:
+    found = GoalIndex()
+    found.add_all(goals.items())
+    return found
+
+
+def test_idf_is_learnt_from_the_goals_given() -> None:
+    goals = index({"a": "find an animal", "b": "find a plant", "c": "find a plant now"})
+    assert goals.idf("find") == 0.0  # in every goal
+    assert goals.idf("animal") == pytest.approx(math.log(4 / 2))
+    assert goals.idf("plant") == pytest.approx(math.log(4 / 3))
+    assert goals.idf("animal") > goals.idf("plant") > goals.idf("find")
+
+
+def test_boilerplate_shared_by_every_goal_has_no_weight() -> None:
+    goals = index(
+        {
+            "animal-1": f"{BOILER} animal zebra",
+            "animal-2": f"{BOILER} animal lion",
+            "plant-1": f"{BOILER} plant fern",
+        }
+    )
+    for word in terms(BOILER):
+        assert goals.idf(word) == 0.0
+    found = goals.similarities(f"{BOILER} animal tiger", ["animal-1", "animal-2", "plant-1"])
+    assert found["plant-1"] == 0.0  # only the boilerplate in common
+    assert found["animal-1"] > 0.0 and found["animal-1"] == pytest.approx(found["animal-2"])
+
+
+def test_the_one_word_that_differs_decides() -> None:
+    goals = index(
+        {
+            "freeze": f"{BOILER} freeze water",
+            "melt": f"{BOILER} melt ice",
+            "boil": f"{BOILER} boil water",
+        }
+    )
+    found = goals.similarities(f"{BOILER} freeze orange juice", ["freeze", "melt", "boil"])
+    assert max(found, key=lambda g: found[g]) == "freeze"
+    assert found["melt"] == 0.0
+
+
+def test_similarity_is_a_cosine_in_unit_range() -> None:
+    goals = index({"a": "heat the soup in a pot", "b": "cool the apple", "c": "slice the bread"})
+    same = goals.similarities("heat the soup in a pot", ["a", "b", "c", "missing"])
+    assert same["a"] == pytest.approx(1.0)
+    assert all(0.0 <= v <= 1.0 for v in same.values())
+    assert same["missing"] == 0.0
+
+
+def test_empty_and_unknown_goals_score_zero() -> None:
+    assert GoalIndex().similarities("anything", ["x"]) == {"x": 0.0}
+    goals = index({"a": "the same words", "b": "the same words"})
+    assert goals.similarities("the same words", ["a"]) == {"a": 0.0}  # nothing weighs
+
+
+def test_adding_a_goal_again_replaces_it() -> None:
+    goals = index({"a": "find an animal", "b": "find a plant"})
+    goals.add("a", "grow a plant")
+    assert len(goals) == 2
+    assert goals.idf("animal") == pytest.approx(math.log(3 / 1))
+    assert goals.idf("plant") == 0.0
+    assert goals.similarities("grow a plant", ["a"])["a"] == pytest.approx(1.0)
+
+
+def test_weights_move_as_goals_arrive() -> None:
+    goals = index({"a": "find an animal", "b": "grow a plant"})
+    assert goals.similarities("find an animal now", ["a"])["a"] > 0.0
+    goals.add("c", "find an animal quickly")
+    goals.add("d", "grow an animal slowly")
+    goals.add("e", "find an animal plant")
+    assert goals.idf("animal") < goals.idf("plant")
+    goals.add("b", "grow a plant animal")  # replaced: now every goal has "animal"
+    assert goals.idf("animal") == 0.0  # now in every goal: no longer tells goals apart
