@@ -295,6 +295,12 @@ def main() -> None:
         help="RetrievalParams.lexical_override (default its; above 1: off)",
     )
     parser.add_argument(
+        "--min-similarity",
+        type=float,
+        default=None,
+        help="RetrievalParams.min_similarity (default its)",
+    )
+    parser.add_argument(
         "--task-type",
         action="store_true",
         help="give each task its type as task_type (the caller who knows it)",
@@ -317,6 +323,8 @@ def main() -> None:
         params = replace(params, lexical_weight=args.lexical_weight)
     if args.lexical_override is not None:
         params = replace(params, lexical_override=args.lexical_override)
+    if args.min_similarity is not None:
+        params = replace(params, min_similarity=args.min_similarity)
     with tempfile.TemporaryDirectory(prefix="graphmem-replay-") as home:
         tasks_file = Path(home) / "stream.jsonl"
         write_jsonl(stream, tasks_file)

@@ -116,6 +116,11 @@ class RetrievalParams:
     and ScienceWorld 0.432 / 0.439, 0.541 / 0.505, 0.571 / 0.587
     (seeds 0-2): 0.8 keeps ALFWorld above 0.90 with a margin."""
 
+    min_similarity: float = 0.0
+    """A recorded query is a seed (eq. 2) only when its similarity to the task (the fused one
+    when the goal's text is known) is at least this: a task unlike anything recorded gets no
+    insights rather than those of its nearest other kind."""
+
     def __post_init__(self) -> None:
         if self.k < 1:
             raise InputError("must be at least 1", field="k")
@@ -133,6 +138,8 @@ class RetrievalParams:
             raise InputError("must be at least 1", field="lexical_pool")
         if not self.lexical_override >= 0:
             raise InputError("must be a number ≥ 0", field="lexical_override")
+        if not -1 <= self.min_similarity <= 1:
+            raise InputError("must be a number from -1 to 1", field="min_similarity")
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,14 @@ def within_margin(found: Sequence[Similar], margin: float) -> list[Similar]:
         return []
     floor = found[0].similarity - margin
     return [q for q in found if q.similarity >= floor]
+
+
+def seeds_within(found: Sequence[Similar], params: RetrievalParams) -> list[Similar]:
+    """The similar queries (closest first) that seed retrieval: within the seed margin of the
+    closest and at least the minimum similarity."""
+    return [
+        q for q in within_margin(found, params.seed_margin) if q.similarity >= params.min_similarity
+    ]
 
 
 @dataclass(frozen=True)

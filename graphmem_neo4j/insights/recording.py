@@ -24,6 +24,7 @@ from .models import (
     RetrievalParams,
     SimilarQuery,
     TaskRecord,
+    seeds_within,
     within_margin,
 )
 from .parsing import validate_task
@@ -119,8 +120,7 @@ class Recorder:
         )
         if state is None:
             seeds = [
-                SimilarQuery(q.id, q.similarity)
-                for q in within_margin(nearest[: params.k], params.seed_margin)
+                SimilarQuery(q.id, q.similarity) for q in seeds_within(nearest[: params.k], params)
             ]
             retrieval = self.retriever.rank(seeds, space, params, exclude, key)
             store.write(

@@ -21,7 +21,7 @@ from .models import (
     Retrieval,
     RetrievalParams,
     SimilarQuery,
-    within_margin,
+    seeds_within,
 )
 from .parsing import check_text
 
@@ -90,7 +90,7 @@ class Retriever:
         )
         seeds = [SimilarQuery(q.id, q.similarity) for q in nearby]
         return self.rank(
-            within_margin(seeds, params.seed_margin),
+            seeds_within(seeds, params),
             space,
             params,
             exclude,
