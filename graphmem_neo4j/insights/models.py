@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import typing
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, TypeVar
@@ -19,14 +20,7 @@ stay active) is what the offline rules do on a failure that does not yet outweig
 insight's support; NOT_APPLICABLE (audited, no evidence either way) is what they do when the
 task could not have used the insight (insights/applicability.py); NONE is "no edit", what an
 ablated controller does instead of a forbidden operation."""
-OPERATIONS: tuple[Operation, ...] = (
-    "KEEP",
-    "ARCHIVE",
-    "REVISE",
-    "PENALIZE",
-    "NOT_APPLICABLE",
-    "NONE",
-)
+OPERATIONS: tuple[Operation, ...] = typing.get_args(Operation)
 REVISION_MARKER = "Applies only when the task mentions:"
 """What starts the condition a REVISE appends to an insight's text."""
 
@@ -97,29 +91,23 @@ class RetrievalParams:
     """A similar query (eq. 2) or similarity edge counts only when its cosine is within this
     margin of the closest one's: a task with few close recorded tasks does not fill its query
     set with farther ones (whose insights, once kept, would spread to its kind). Chosen
-    across two worlds, each the check of the other (docs/insights.md): on the ALFWorld and
-    ScienceWorld replays, margins 0.02 / 0.05 / 0.1 / none give same-type precision
-    0.942 / 0.941 / 0.928 / 0.926 and 0.377 / 0.379 / 0.348 / 0.262."""
+    across two worlds, each the check of the other (docs/insights.md, "Per world")."""
     lexical_weight: float = 0.5
     """Weight w of the lexical similarity of goals (`lexical.py`: words weighted by their
     inverse document frequency over the space's own goals) in the similarity of two queries,
-    (1 − w)·cosine + w·lexical; 0 = the cosine alone. On the replays (docs/insights.md)
-    0.25 / 0.5 / 0.75 give the same ALFWorld precision (0.943 / 0.944 / 0.942) and ScienceWorld
-    means over seeds 0-2 of 0.422 / 0.425 / 0.434 (0: 0.391), without the override."""
+    (1 − w)·cosine + w·lexical over the `lexical_pool` nearest by cosine; 0 = the cosine
+    alone. Chosen as seed_margin."""
     lexical_pool: int = 50
-    """How many queries nearest by cosine the fused similarity re-ranks."""
     lexical_override: float = 0.8
     """A recorded query whose goal has at least this lexical similarity to the task's counts as
     similar even when its task structure differs (above 1: never; never across a task_type
     the caller gave). The structure read from a goal is wrong for a quarter of ScienceWorld's
-    goals. Chosen as lexical_weight (docs/insights.md): 0.7 / 0.8 give ALFWorld 0.903 / 0.907
-    and ScienceWorld 0.432 / 0.439, 0.541 / 0.505, 0.571 / 0.587
-    (seeds 0-2): 0.8 keeps ALFWorld above 0.90 with a margin."""
-
-    min_similarity: float = 0.0
+    goals. Chosen as seed_margin."""
+    min_similarity: float = 0.5
     """A recorded query is a seed (eq. 2) only when its similarity to the task (the fused one
     when the goal's text is known) is at least this: a task unlike anything recorded gets no
-    insights rather than those of its nearest other kind."""
+    insights rather than those of its nearest other kind (0: off). It applies to the fused
+    similarity once the space has FLOOR_MIN_GOALS goals (retrieval.py). Chosen as seed_margin."""
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -167,12 +155,9 @@ def within_margin(found: Sequence[Similar], margin: float) -> list[Similar]:
     return [q for q in found if q.similarity >= floor]
 
 
-def seeds_within(found: Sequence[Similar], params: RetrievalParams) -> list[Similar]:
-    """The similar queries (closest first) that seed retrieval: within the seed margin of the
-    closest and at least the minimum similarity."""
-    return [
-        q for q in within_margin(found, params.seed_margin) if q.similarity >= params.min_similarity
-    ]
+def seeds_within(found: Sequence[Similar], margin: float, floor: float) -> list[Similar]:
+    """The queries that seed retrieval: within the margin, and at least the floor."""
+    return [q for q in within_margin(found, margin) if q.similarity >= floor]
 
 
 @dataclass(frozen=True)

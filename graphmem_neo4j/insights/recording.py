@@ -120,7 +120,12 @@ class Recorder:
         )
         if state is None:
             seeds = [
-                SimilarQuery(q.id, q.similarity) for q in seeds_within(nearest[: params.k], params)
+                SimilarQuery(q.id, q.similarity)
+                for q in seeds_within(
+                    nearest[: params.k],
+                    params.seed_margin,
+                    self.retriever.seed_floor(space, params, task.query),
+                )
             ]
             retrieval = self.retriever.rank(seeds, space, params, exclude, key)
             store.write(

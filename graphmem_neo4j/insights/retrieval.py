@@ -25,6 +25,11 @@ from .models import (
 )
 from .parsing import check_text
 
+FLOOR_MIN_GOALS = 10
+"""Goals a space needs before RetrievalParams.min_similarity applies. Word weights learnt from
+a handful of goals call every shared word common, so two goals worded almost alike score low
+(a stated constant, not a fitted one)."""
+
 
 class Retriever:
     def __init__(self, parts: Parts) -> None:
@@ -90,12 +95,20 @@ class Retriever:
         )
         seeds = [SimilarQuery(q.id, q.similarity) for q in nearby]
         return self.rank(
-            seeds_within(seeds, params),
+            seeds_within(seeds, params.seed_margin, self.seed_floor(space, params, text)),
             space,
             params,
             exclude,
             key,
         )
+
+    def seed_floor(self, space: str, params: RetrievalParams, text: str | None) -> float:
+        """The least similarity a seed needs: `min_similarity` when it is the fused one and the
+        space's word weights are learnt from enough goals, else none."""
+        if text is None or params.lexical_weight == 0:
+            return 0.0
+        goals = len(self.goals.index(self.parts.store, space))
+        return params.min_similarity if goals >= FLOOR_MIN_GOALS else 0.0
 
     def nearest(
         self,

@@ -47,7 +47,12 @@ class RecallConfig:
     conversation_k: int | None = None
     """Turns asked for; None = budget / 25 (10 to 200): enough to fill the budget."""
     facts_k: int = 24
-    insights: RetrievalParams = field(default_factory=lambda: RetrievalParams(k=5, b=8))
+    insights: RetrievalParams = field(
+        default_factory=lambda: RetrievalParams(k=5, b=8, min_similarity=0.0, lexical_weight=0.0)
+    )
+    """The cosine alone and no floor: a recall question is not a task's goal (its words,
+    spread over several topics, are no measure of which recorded goal it repeats), and
+    recall's own ranking (min_score) decides what is packed."""
     experience_k: int = 3
     experience_t: int = 3
     duplicate_overlap: float = 0.8

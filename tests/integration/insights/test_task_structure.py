@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem_neo4j.insights.models import Step, TaskRecord
+from graphmem_neo4j.insights.models import RetrievalParams, Step, TaskRecord
 from graphmem_neo4j.insights.rules import templated_insight
 from graphmem_neo4j.memory import GraphMemory
 
@@ -191,3 +191,49 @@ def test_the_callers_task_type_is_kept_to_even_against_a_goal_worded_alike(
     assert [q.id for q in typed.queries] == ["freeze"]
     untyped = memory.insights.retrieve(goal, space=space)
     assert untyped.queries[0].id == "boil"
+
+
+HEATED = (
+    "egg",
+    "potato",
+    "apple",
+    "bread",
+    "mug",
+    "tomato",
+    "cup",
+    "plate",
+    "bowl",
+    "lettuce",
+    "pie",
+    "soup",
+)
+
+
+@pytest.mark.default_similarity
+def test_a_task_unlike_every_recorded_one_gets_no_insight(memory: GraphMemory, space: str) -> None:
+    """The floor under the seeds (RetrievalParams.min_similarity) applies once the space has
+    learnt its word weights from FLOOR_MIN_GOALS goals."""
+    heat = ("go to countertop 1", "take {0} 1 from countertop 1", "heat {0} 1 with microwave 1")
+    memory.insights.record_tasks(
+        [
+            task(
+                f"heat-{thing}",
+                f"heat some {thing} in the microwave",
+                actions=[a.format(thing) for a in heat],
+            )
+            for thing in HEATED
+        ],
+        space=space,
+        learn=True,
+    )
+    assert memory.insights.list_insights(space=space)
+    unlike = memory.insights.retrieve("book a flight to Paris for two adults", space=space)
+    assert unlike.queries == () and unlike.insights == ()
+    unfloored = memory.insights.retrieve(
+        "book a flight to Paris for two adults",
+        space=space,
+        params=RetrievalParams(min_similarity=0.0),
+    )
+    assert unfloored.insights  # without the floor the nearest other kind's insights come along
+    alike = memory.insights.retrieve("heat some potato in the microwave", space=space)
+    assert "heat-potato" in [q.id for q in alike.queries] and alike.insights

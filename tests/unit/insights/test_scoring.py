@@ -46,12 +46,13 @@ def test_the_seed_margin_drops_queries_far_below_the_closest() -> None:
         RetrievalParams(seed_margin=-0.1)
 
 
-def test_seeds_are_within_the_margin_and_above_the_minimum_similarity() -> None:
+def test_seeds_are_within_the_margin_and_above_the_floor() -> None:
     found = [SimilarQuery("a", 0.62), SimilarQuery("b", 0.58), SimilarQuery("c", 0.4)]
-    assert seeds_within(found, RetrievalParams(seed_margin=0.05, min_similarity=0.0)) == found[:2]
-    assert seeds_within(found, RetrievalParams(seed_margin=1.0, min_similarity=0.6)) == found[:1]
+    assert seeds_within(found, 0.05, 0.0) == found[:2]
+    assert seeds_within(found, 1.0, 0.6) == found[:1]
     # a task unlike anything recorded seeds nothing, however close its nearest is to the others
-    assert seeds_within(found, RetrievalParams(seed_margin=1.0, min_similarity=0.7)) == []
+    assert seeds_within(found, 1.0, 0.7) == []
+    assert RetrievalParams().min_similarity == 0.5  # the default every caller gets
     with pytest.raises(InputError):
         RetrievalParams(min_similarity=1.5)
 
