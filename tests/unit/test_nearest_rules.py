@@ -138,14 +138,14 @@ class FilteredStore(RowsStore):
 
 
 def test_a_filtered_index_settles_a_short_answer_without_a_scan() -> None:
-    # 12 of the space's nodes where 64 were asked: the space holds no more
+    # 12 of the space's nodes where more were asked: the space holds no more
     store = FilteredStore([candidate(0.9 - i / 100, True) for i in range(12)])
     hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
     assert store.asked == ["q"]
     assert len(hits) == 10 and hits[0]["id"] == "n0.9"
 
 
-def test_a_filtered_index_is_asked_as_deep_as_a_shared_one() -> None:
+def test_a_filtered_index_is_asked_deeper_than_a_shared_one() -> None:
     asked: list[int] = []
 
     class Counting(FilteredStore):
@@ -156,13 +156,15 @@ def test_a_filtered_index_is_asked_as_deep_as_a_shared_one() -> None:
 
     store = Counting([candidate(0.9 - i / 1000, True) for i in range(64)])
     nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
-    assert asked == [nearest_module.FIRST_CANDIDATES] and store.asked == ["q"]
+    assert asked == [nearest_module.FILTERED_CANDIDATES] and store.asked == ["q"]
+    assert nearest_module.FILTERED_CANDIDATES > nearest_module.FIRST_CANDIDATES
 
 
 def test_a_filtered_index_asks_deeper_when_other_filters_leave_too_few() -> None:
-    # the index gave all 64 asked, all the space's, but only 10 passed the lookup's own
+    # the index gave all it was asked, all the space's, but only 16 passed the lookup's own
     # filters: a deeper request, whose short answer is then all the space holds
-    rows = [candidate(0.9 - i / 1000, i < 10) for i in range(64)]
+    first = nearest_module.FILTERED_CANDIDATES
+    rows = [candidate(0.9 - i / 1000, i < 16) for i in range(first)]
     store = FilteredStore(rows)
     hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
     assert store.asked == ["q", "q"]
@@ -170,8 +172,8 @@ def test_a_filtered_index_asks_deeper_when_other_filters_leave_too_few() -> None
 
 
 def test_a_filtered_index_still_scans_when_other_filters_pass_too_few() -> None:
-    # 3 of 64 pass: the deeper request would exceed MAX_CANDIDATES, so the space is scanned
-    rows = [candidate(0.9 - i / 1000, i < 3) for i in range(64)]
+    # 3 pass: the deeper request would exceed MAX_CANDIDATES, so the space is scanned
+    rows = [candidate(0.9 - i / 1000, i < 3) for i in range(nearest_module.FILTERED_CANDIDATES)]
     store = FilteredStore(rows)
     nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
     assert store.asked == ["q", "q_exact"]

@@ -13,7 +13,7 @@ from graphmem_neo4j.conversation.service import ConversationService
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.memory import GraphMemory
-from graphmem_neo4j.nearest import FIRST_CANDIDATES, SETTLE_FACTOR, SHARE_MARGIN
+from graphmem_neo4j.nearest import FILTERED_CANDIDATES, SETTLE_FACTOR, SHARE_MARGIN
 from graphmem_neo4j.settings import Settings
 
 
@@ -181,7 +181,7 @@ def test_the_turn_index_size_is_read_only_for_a_space_too_big_to_scan(
     share_sized = math.ceil(SETTLE_FACTOR * SHARE_MARGIN * pool * indexed / own)
     # An index that filters by space itself (Neo4j 2026's SEARCH) answers from the space alone.
     filtered = getattr(loaded.store, "vector_space_filter", False)
-    expected = max(4 * pool, FIRST_CANDIDATES) if filtered else min(4 * pool, share_sized)
+    expected = max(4 * pool, FILTERED_CANDIDATES) if filtered else min(4 * pool, share_sized)
     assert asked[0]["candidates"] == expected  # type: ignore[index]
 
 
