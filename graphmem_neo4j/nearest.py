@@ -57,7 +57,7 @@ FILTERED_CANDIDATES = 256
 """The first request of an index that filters by space itself (Neo4j 2026's SEARCH): every
 candidate is the space's, and its quantised HNSW search is more exact when it looks deeper.
 With 100 spaces of 2,000 turns on one index, 64 gave recall@10 0.986 against an exact scan
-(p95 38 ms) and 256 gave 1.000 (p95 51 ms; benchmarks/nearest_crowding.py)."""
+(p95 38 ms) and 256 gave 1.000 (p95 51-54 ms over two runs; benchmarks/nearest_crowding.py)."""
 MAX_CANDIDATES = 512
 """The deepest request made of the index. Deeper in an HNSW answer its recall falls: a space
 whose top k lie that deep (its share of the neighbourhood is small, as with 100 spaces on one

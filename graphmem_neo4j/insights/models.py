@@ -98,6 +98,7 @@ class RetrievalParams:
     (1 − w)·cosine + w·lexical over the `lexical_pool` nearest by cosine; 0 = the cosine
     alone. Chosen as seed_margin."""
     lexical_pool: int = 50
+    """How many queries nearest by cosine the fused similarity re-ranks."""
     lexical_override: float = 0.8
     """A recorded query whose goal has at least this lexical similarity to the task's counts as
     similar even when its task structure differs (above 1: never; never across a task_type
