@@ -10,6 +10,14 @@ here: what is boilerplate is learnt from the space's goals.
 
 The similarity of two goals is the cosine of their tf-idf vectors (words, stop words left out,
 plus adjacent word pairs, so that word order counts a little), in [0, 1].
+
+A goal's words name either what kind of task it is ("heat", "hot", "animal", "longest") or
+what it acts on ("tomato", "fridge", "red box", 'final_report.pdf'). The space's own
+trajectories tell the two apart: a word its recorded actions use as an argument
+(`task_structure.parse_action`) is an argument word, and terms holding one weigh nothing. Two
+goals of one kind about different things ("put a hot tomato in the fridge" / "put a hot apple
+on the counter") then match, and two kinds worded alike ("find an animal … red box" / "find a
+plant … red box") do not.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from .fulltext import STOPWORDS
+from .task_structure import parse_action
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -33,20 +42,34 @@ def terms(text: str) -> Counter[str]:
     return found
 
 
+def argument_words(actions: Iterable[str]) -> set[str]:
+    """The words the actions use in their arguments ("take tomato 1 from countertop 1" →
+    tomato, 1, countertop; "mv(source='a.pdf', destination='temp')" → a, pdf, temp)."""
+    found: set[str] = set()
+    for action in actions:
+        for argument in parse_action(action).args:
+            found.update(_WORD.findall(argument.lower()))
+    return found
+
+
 class GoalIndex:
-    """The goals stored in one space, by id, and the document frequency of their terms."""
+    """The goals stored in one space, by id, the document frequency of their terms, and the
+    argument words of their tasks' actions."""
 
     def __init__(self) -> None:
         self._terms: dict[str, Counter[str]] = {}
         self._df: Counter[str] = Counter()
+        self._arguments: set[str] = set()
         self._vectors: dict[str, tuple[dict[str, float], float]] = {}
         """Weighted vectors and norms, valid until a goal is added (IDF moves)."""
 
     def __len__(self) -> int:
         return len(self._terms)
 
-    def add(self, goal_id: str, text: str) -> None:
-        """Store a goal (again: replaced)."""
+    def add(self, goal_id: str, text: str, actions: Iterable[str] = ()) -> None:
+        """Store a goal (again: replaced), and learn the argument words of its task's
+        actions."""
+        self.add_arguments(actions)
         if goal_id in self._terms:
             self._df.subtract(self._terms[goal_id].keys())
         found = terms(text)
@@ -54,16 +77,27 @@ class GoalIndex:
         self._df.update(found.keys())
         self._vectors.clear()
 
-    def add_all(self, goals: Iterable[tuple[str, str]]) -> None:
-        for goal_id, text in goals:
-            self.add(goal_id, text)
+    def add_arguments(self, actions: Iterable[str]) -> bool:
+        """Learn the argument words of actions; whether any was new."""
+        new = argument_words(actions) - self._arguments
+        if new:
+            self._arguments |= new
+            self._vectors.clear()
+        return bool(new)
+
+    def add_all(self, goals: Iterable[tuple[str, str, Iterable[str]]]) -> None:
+        """Store goals given as (id, text, their task's actions)."""
+        for goal_id, text, actions in goals:
+            self.add(goal_id, text, actions)
 
     def idf(self, term: str) -> float:
         """ln((N + 1) / (df + 1)): 0 for a term every stored goal has."""
         return math.log((len(self._terms) + 1) / (self._df[term] + 1))
 
     def _weighted(self, found: Mapping[str, int]) -> tuple[dict[str, float], float]:
-        vector = {t: c * self.idf(t) for t, c in found.items()}
+        vector = {
+            t: c * self.idf(t) for t, c in found.items() if self._arguments.isdisjoint(t.split(" "))
+        }
         vector = {t: w for t, w in vector.items() if w > 0}
         return vector, math.sqrt(sum(w * w for w in vector.values()))
 
@@ -76,17 +110,27 @@ class GoalIndex:
             self._vectors[goal_id] = found
         return found
 
+    def text_similarities(self, text: str, others: Iterable[str]) -> list[float]:
+        """The similarity of the goal `text` to each of the goal texts `others` (stored or
+        not), under the stored goals' word weights."""
+        query = self._weighted(terms(text))
+        return [_cosine(query, self._weighted(terms(other))) for other in others]
+
     def similarities(self, text: str, goal_ids: Iterable[str]) -> dict[str, float]:
-        """Cosine of the goal `text` with each stored goal named (0 for one not stored, or
-        when either has no weighted term)."""
-        query, query_norm = self._weighted(terms(text))
+        """The similarity of the goal `text` to each stored goal named (0 for one not
+        stored)."""
+        query = self._weighted(terms(text))
         found: dict[str, float] = {}
         for goal_id in goal_ids:
             stored = self._stored(goal_id)
-            if stored is None or not query_norm or not stored[1]:
-                found[goal_id] = 0.0
-                continue
-            vector, norm = stored
-            dot = sum(w * vector.get(t, 0.0) for t, w in query.items())
-            found[goal_id] = dot / (query_norm * norm)
+            found[goal_id] = 0.0 if stored is None else _cosine(query, stored)
         return found
+
+
+def _cosine(a: tuple[dict[str, float], float], b: tuple[dict[str, float], float]) -> float:
+    """Cosine of two weighted vectors. Two goals of which no term weighs anything say nothing
+    beyond what every goal says and their arguments: alike (1); only one of them: 0."""
+    (va, na), (vb, nb) = a, b
+    if not na or not nb:
+        return 1.0 if not na and not nb else 0.0
+    return sum(w * vb.get(t, 0.0) for t, w in va.items()) / (na * nb)

@@ -476,6 +476,7 @@ class Query(MemoryNode):
     feedback = StringProperty()
     content_hash = StringProperty()
     task_key = StringProperty()  # its task structure (task_similarity); "" when none is read
+    task_type = StringProperty()  # the caller's name for its kind, when one was given
     embedding = _embedding()
     step_count = IntegerProperty()
     retrieval_k = IntegerProperty()

@@ -1,7 +1,13 @@
-// The goals of a space's recorded tasks, by id, in the order they were recorded, from the
-// $skip-th on: what the space's lexical index (lexical.py) learns its word weights from.
+// The goals of a space's recorded tasks, by id, with their actions, in the order they were
+// recorded, from the $skip-th on: what the space's lexical index (lexical.py) learns its word
+// weights and argument words from.
 MATCH (q:Query)
 WHERE q.space = $space AND q.recorded_at IS NOT NULL
-RETURN q.id AS id, q.text AS text
+WITH q
 ORDER BY q.recorded_at, q.id
 SKIP $skip
+OPTIONAL MATCH (q)-[:HAS_INTERACTION]->(s:InteractionStep)
+WHERE s.space = $space
+WITH q.id AS id, q.text AS text, q.recorded_at AS at, collect(s.action) AS actions
+RETURN id, text, actions, at
+ORDER BY at, id

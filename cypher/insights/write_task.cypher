@@ -2,7 +2,8 @@
 // insights retrieved for it are stored with it, in the same statement.
 MERGE (q:Query {space: $space, id: $id})
 ON CREATE SET q.text = $query, q.status = $status, q.answer = $answer, q.feedback = $feedback,
-              q.content_hash = $content_hash, q.task_key = $task_key, q.created_at = $now, q.step_count = $step_count,
+              q.content_hash = $content_hash, q.task_key = $task_key, q.task_type = $task_type,
+              q.created_at = $now, q.step_count = $step_count,
               q.retrieval_k = $k, q.retrieval_b = $b, q.retrieval_lambda = $lambda
 WITH q
 UNWIND $retrieved AS row

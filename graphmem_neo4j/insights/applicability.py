@@ -15,6 +15,13 @@ insights that applied, decided by the first of these rules that can tell:
    (verb, object kind, receptacle kind; instance numbers and navigation dropped), occur in
    the trajectory;
 3. otherwise nothing tells that the task used it: not applicable, no evidence either way.
+
+An insight that applied by rule 1 or 2 still did not when the service found the task's goal
+far from its sources' (`goal_close` False): the lexical similarity (`lexical.GoalIndex`, the
+space's word weights) of the task's goal to most of its positive queries is below
+SOURCE_GOAL_SIMILARITY. Kinds of task that share a structure and differ by a goal word (find
+an animal / find a plant) then keep their evidence apart. The service leaves the goal rule out
+when the task's kind is told, not learnt: by the caller's task_type or by a domain pack.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ from .models import REVISION_MARKER, RetrievedInsight, Step
 ACTION_OVERLAP = 0.5
 """Share of an insight's recommended actions the trajectory must contain (rule 2). A stated
 constant, not a fitted one: on ALFWorld the structure rule decides first."""
+SOURCE_GOAL_SIMILARITY = 0.9
+"""The lexical similarity to its sources' goals a task's goal needs for an insight to have
+applied to it. Chosen across worlds, as RetrievalParams.seed_margin (docs/insights.md)."""
 _TEMPLATED = re.compile(r'^\s*What resolved ".*?":\s*(?P<plan>.*)$', re.DOTALL)
 
 Action = tuple[str, str, str]
@@ -39,7 +49,7 @@ Action = tuple[str, str, str]
 class Applicability:
     applies: bool
     rule: str
-    """Which rule decided: 'structure', 'actions' or 'none'."""
+    """Which rule decided: 'structure', 'actions', 'goal' or 'none'."""
     detail: str
 
     def explain(self) -> str:
@@ -87,10 +97,29 @@ def applicability(
     *,
     resolved: bool = True,
     key: str | None = None,
+    goal_close: bool | None = None,
 ) -> Applicability:
     """The rules of the module docstring, for one retrieved insight and the finished task
     (its structure as it is recorded, `key`: "" for none; when not given, read as
-    `task_similarity.recorded_key` reads it)."""
+    `task_similarity.recorded_key` reads it). `goal_close` None: the goal rule is not used."""
+    verdict = _by_structure_or_actions(insight, query, steps, resolved, key)
+    if verdict.applies and goal_close is False:
+        return Applicability(
+            False,
+            "goal",
+            f"its source tasks' goals say something else (lexical similarity below "
+            f"{SOURCE_GOAL_SIMILARITY} to most of them), although {verdict.detail}",
+        )
+    return verdict
+
+
+def _by_structure_or_actions(
+    insight: RetrievedInsight,
+    query: str,
+    steps: Sequence[Step],
+    resolved: bool,
+    key: str | None,
+) -> Applicability:
     mine = recorded_key(query, resolved, [s.action for s in steps]) if key is None else key or None
     source = source_key(insight)
     if mine is not None and source is not None:

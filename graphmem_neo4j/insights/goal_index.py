@@ -1,6 +1,6 @@
-"""Each space's lexical goal index (`lexical.GoalIndex`), learnt from the goals the space has
-recorded and brought up to date when it has recorded more (a count query per use, at most one
-per RECHECK_SECONDS for readers; recording always checks)."""
+"""Each space's lexical goal index (`lexical.GoalIndex`), learnt from the goals and actions
+the space has recorded and brought up to date when it has recorded more (a count query per use,
+at most one per RECHECK_SECONDS for readers; recording always checks)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,9 @@ class SpaceGoals:
                 if count < seen_count:
                     seen_rows, index = 0, GoalIndex()
                 new = store.read("insights/query_goals", {"space": space, "skip": seen_rows})
-                index.add_all((str(r["id"]), str(r["text"])) for r in new)
+                index.add_all(
+                    (str(r["id"]), str(r["text"]), [str(a) for a in r["actions"]]) for r in new
+                )
                 self._cache[space] = (count, seen_rows + len(new), index)
             self._checked[space] = now
             return index

@@ -14,8 +14,10 @@ from ..errors import LLMError
 from ..schema import now_ms
 from ..store.write_lock import exclusive_space
 from ..task_similarity import recorded_key
+from .applicability import SOURCE_GOAL_SIMILARITY
 from .controller import llm_plan, restrict
 from .deps import Parts
+from .goal_index import SpaceGoals
 from .models import (
     FULL_CONTROLLER,
     AddDecision,
@@ -37,8 +39,9 @@ _EVIDENCE_WRITES = (
 
 
 class Judge:
-    def __init__(self, parts: Parts) -> None:
+    def __init__(self, parts: Parts, goals: SpaceGoals) -> None:
         self.parts = parts
+        self.goals = goals
 
     def feedback(
         self,
@@ -73,7 +76,7 @@ class Judge:
         if row["plan_json"] is not None:
             plan = ControllerPlan.from_json(row["plan_json"])
         else:
-            plan = self._decide(task, space, allowed)
+            plan = self._decide(task, space, allowed, typed=row.get("task_type") is not None)
         if dry_run:
             return FeedbackResult(task_id, plan, applied=False, already_applied=False)
         stored = store.write(
@@ -92,7 +95,9 @@ class Judge:
         rows = self.parts.store.read("insights/pending_tasks", {"space": space, "limit": limit})
         return [str(r["id"]) for r in rows]
 
-    def _decide(self, task: ControllerInput, space: str, allowed: frozenset[str]) -> ControllerPlan:
+    def _decide(
+        self, task: ControllerInput, space: str, allowed: frozenset[str], *, typed: bool
+    ) -> ControllerPlan:
         llm = self.parts.llm_for(space)
         if llm is not None:
             try:
@@ -100,7 +105,7 @@ class Judge:
             except LLMError as e:
                 if self.parts.settings.llm_fallback == "error":
                     raise
-                plan = self._offline(task, space, allowed)
+                plan = self._offline(task, space, allowed, typed=typed)
                 return replace(plan, decided_by=f"{OFFLINE} (LLM failed: {e})")
             if plan.add.decision and plan.add.text is not None:
                 covered = self.covering(plan.add.text, space, _recorded(task))
@@ -112,16 +117,37 @@ class Judge:
                     )
                     plan = replace(plan, add=add)
             return plan
-        return self._offline(task, space, allowed)
+        return self._offline(task, space, allowed, typed=typed)
 
     def _offline(
-        self, task: ControllerInput, space: str, allowed: frozenset[str]
+        self, task: ControllerInput, space: str, allowed: frozenset[str], *, typed: bool
     ) -> ControllerPlan:
         candidate = templated_insight(task.query, task.steps) if task.status == "resolved" else None
         covered = (
             self.covering(candidate, space, _recorded(task)) if candidate is not None else None
         )
-        return offline_plan(task, candidate=candidate, covered_by=covered, allowed=allowed)
+        return offline_plan(
+            task,
+            candidate=candidate,
+            covered_by=covered,
+            allowed=allowed,
+            goal_close=None if typed else self.goal_close(task, space),
+        )
+
+    def goal_close(self, task: ControllerInput, space: str) -> dict[str, bool] | None:
+        """Per retrieved insight with positive queries: is the task's goal lexically close
+        (SOURCE_GOAL_SIMILARITY) to most of them? None when the task's kind is told rather
+        than learnt: the caller gave its task_type, or a domain pack reads the space's goals."""
+        if self.parts.structures(space, "insights").pack is not None:
+            return None
+        index = self.goals.index(self.parts.store, space, fresh=True)  # with this task's actions
+        found = {}
+        for insight in task.retrieved:
+            if insight.positive_queries:
+                sims = index.text_similarities(task.query, insight.positive_queries)
+                close = sum(1 for s in sims if s >= SOURCE_GOAL_SIMILARITY)
+                found[insight.id] = 2 * close > len(sims)
+        return found
 
     def covering(self, text: str, space: str, key: str | None) -> str | None:
         """An active insight that can serve tasks of this structure and says nearly the same

@@ -87,11 +87,14 @@ class RetrievalParams:
     """Similarity edges a new query gets to its nearest earlier queries (E_q)."""
     neighbour_min_similarity: float = 0.5
     """Cosine below which no similarity edge is drawn."""
+    edge_min_similarity: float = 0.9
+    """The fused similarity an edge also needs where a task's kind is learnt (lexical_weight
+    above 0, no task_type, no domain pack): an edge joins goals that say nearly the same, not
+    two kinds of one structure (find an animal / a plant). Chosen as seed_margin."""
     seed_margin: float = 0.05
-    """A similar query (eq. 2) or similarity edge counts only when its cosine is within this
-    margin of the closest one's: a task with few close recorded tasks does not fill its query
-    set with farther ones (whose insights, once kept, would spread to its kind). Chosen
-    across two worlds, each the check of the other (docs/insights.md, "Per world")."""
+    """A similar query (eq. 2) or similarity edge counts only when its similarity is within
+    this margin of the closest one's: a task does not fill its query set with farther ones.
+    Chosen across worlds, each the check of the others (docs/insights.md, "Per world")."""
     lexical_weight: float = 0.5
     """Weight w of the lexical similarity of goals (`lexical.py`: words weighted by their
     inverse document frequency over the space's own goals) in the similarity of two queries,
@@ -101,10 +104,9 @@ class RetrievalParams:
     """How many queries nearest by cosine the fused similarity re-ranks."""
     lexical_override: float = 0.8
     """A recorded query whose goal has at least this lexical similarity to the task's counts as
-    similar even when its task structure differs (above 1: never; never across a task_type
-    the caller gave). The structure read from a goal is wrong for a quarter of ScienceWorld's
-    goals. Chosen as seed_margin."""
-    min_similarity: float = 0.5
+    similar even when its structure, as read from its goal, differs (above 1: never; never
+    across a caller's task_type). Chosen as seed_margin."""
+    min_similarity: float = 0.3
     """A recorded query is a seed (eq. 2) only when its similarity to the task (the fused one
     when the goal's text is known) is at least this: a task unlike anything recorded gets no
     insights rather than those of its nearest other kind (0: off). It applies to the fused
@@ -127,8 +129,9 @@ class RetrievalParams:
             raise InputError("must be at least 1", field="lexical_pool")
         if not self.lexical_override >= 0:
             raise InputError("must be a number ≥ 0", field="lexical_override")
-        if not -1 <= self.min_similarity <= 1:
-            raise InputError("must be a number from -1 to 1", field="min_similarity")
+        for name in ("min_similarity", "edge_min_similarity"):
+            if not -1 <= getattr(self, name) <= 1:
+                raise InputError("must be a number from -1 to 1", field=name)
 
 
 @dataclass(frozen=True)

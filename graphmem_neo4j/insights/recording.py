@@ -141,6 +141,7 @@ class Recorder:
                     # what similar tasks are found by from now on: what the task did, when it
                     # was resolved; "" = no structure, unlike a query stored before keys
                     "task_key": done or "",
+                    "task_type": task.task_type,
                     "step_count": len(task.steps),
                     "k": params.k,
                     "b": params.b,
@@ -179,7 +180,11 @@ class Recorder:
             batch_size=self.parts.settings.batch_size,
             params={"space": space, "query_id": task.id},
         )
-        if done != key:  # its similarity edges join it to tasks of what it did
+        # its similarity edges join it to tasks of what it did, the words its own actions use
+        # as arguments weighing nothing (lexical.py)
+        index = self.retriever.goals.index(store, space)
+        learnt = index.add_arguments(actions)
+        if done != key or (learnt and params.lexical_weight > 0):
             nearest = self.retriever.nearest(
                 vector,
                 space,
@@ -190,12 +195,15 @@ class Recorder:
                 params=params,
                 strict=bool(task.task_type),
             )
-        # ranked (and the margin taken) by the fused similarity; drawn and stored with the
-        # cosine, which neighbour_min_similarity bounds
+        # ranked (and the margin taken) by the fused similarity, which edge_min_similarity
+        # bounds where the task's kind is learnt, not told (no task_type, no domain pack);
+        # drawn and stored with the cosine, which neighbour_min_similarity bounds
+        learnt_kind = params.lexical_weight > 0 and reader.pack is None and not task.task_type
+        fused_floor = params.edge_min_similarity if learnt_kind else -1.0
         similar = [
             SimilarQuery(q.id, q.cosine)
             for q in within_margin(nearest[: params.neighbours], params.seed_margin)
-            if q.cosine >= params.neighbour_min_similarity
+            if q.cosine >= params.neighbour_min_similarity and q.similarity >= fused_floor
         ]
         store.write(
             "insights/complete_task",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from ..fulltext import STOPWORDS
@@ -177,9 +177,11 @@ def offline_plan(
     candidate: str | None,
     covered_by: str | None,
     allowed: frozenset[str] = FULL_CONTROLLER,
+    goal_close: Mapping[str, bool] | None = None,
 ) -> ControllerPlan:
     """The offline rules above. `candidate` is templated_insight(...) for this task and
-    `covered_by` the id of an active insight that already says it (the service looks it up)."""
+    `covered_by` the id of an active insight that already says it (the service looks it up);
+    `goal_close`, by insight id, applicability's goal rule (the service reads the goals)."""
     edits: list[EditDecision] = []
     for insight in task.retrieved:
         verdict = applicability(
@@ -188,6 +190,7 @@ def offline_plan(
             task.steps,
             resolved=task.status == "resolved",
             key=task.task_key,
+            goal_close=(goal_close or {}).get(insight.id),
         )
         if not verdict.applies:
             edits.append(EditDecision(insight.id, "NOT_APPLICABLE", reason=verdict.explain()))

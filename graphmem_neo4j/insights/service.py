@@ -39,7 +39,7 @@ class InsightService:
     def __init__(self, parts: Parts) -> None:
         self._retriever = Retriever(parts)
         self._recorder = Recorder(parts, self._retriever)
-        self._judge = Judge(parts)
+        self._judge = Judge(parts, self._retriever.goals)
         self._reader = Reader(parts)
 
     # --- recording tasks -------------------------------------------------------------------

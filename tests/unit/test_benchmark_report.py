@@ -15,7 +15,7 @@ import pytest
 from tests.benchmark_module import BENCHMARKS, load_benchmark
 
 # the renderer itself and a data generator; helper modules have no __main__
-NOT_BENCHMARKS = {"report.py", "scienceworld_data.py"}
+NOT_BENCHMARKS = {"report.py", "scienceworld_data.py", "bfcl_data.py"}
 
 
 def scripts() -> list[Path]:

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from graphmem_neo4j.lexical import GoalIndex, terms
+from graphmem_neo4j.lexical import GoalIndex, argument_words, terms
 
 BOILER = "Your task is to find the object. First, focus on the thing. Then, move it to the box."
 
 
 def index(goals: dict[str, str]) -> GoalIndex:
     found = GoalIndex()
-    found.add_all(goals.items())
+    found.add_all((goal_id, text, ()) for goal_id, text in goals.items())
     return found
 
 
@@ -61,10 +61,10 @@ def test_similarity_is_a_cosine_in_unit_range() -> None:
     assert same["missing"] == 0.0
 
 
-def test_empty_and_unknown_goals_score_zero() -> None:
+def test_unknown_goals_score_zero_and_goals_that_say_nothing_else_are_alike() -> None:
     assert GoalIndex().similarities("anything", ["x"]) == {"x": 0.0}
-    goals = index({"a": "the same words", "b": "the same words"})
-    assert goals.similarities("the same words", ["a"]) == {"a": 0.0}  # nothing weighs
+    goals = index({"a": "the same words", "b": "the same words", "c": "the same words too"})
+    assert goals.similarities("the same words", ["a", "c"]) == {"a": 1.0, "c": 0.0}
 
 
 def test_adding_a_goal_again_replaces_it() -> None:
@@ -85,3 +85,56 @@ def test_weights_move_as_goals_arrive() -> None:
     assert goals.idf("animal") < goals.idf("plant")
     goals.add("b", "grow a plant animal")  # replaced: now every goal has "animal"
     assert goals.idf("animal") == 0.0  # now in every goal: no longer tells goals apart
+
+
+def test_argument_words_are_read_from_any_action_language() -> None:
+    assert argument_words(["take tomato 1 from countertop 1", "go to fridge 1"]) >= {
+        "tomato",
+        "countertop",
+        "fridge",
+    }
+    assert "take" not in argument_words(["take tomato 1 from countertop 1"])
+    assert argument_words(["mv(source='final_report.pdf', destination='temp')"]) == {
+        "final",
+        "report",
+        "pdf",
+        "temp",
+    }
+
+
+def test_words_the_actions_name_as_arguments_weigh_nothing() -> None:
+    """Two goals of one kind about different things match; two kinds worded alike do not."""
+    goals = index(
+        {
+            "animal-red": "find an animal then move it to the red box",
+            "plant-green": "find a plant then move it to the green box",
+            "other": "boil some water",
+        }
+    )
+    before = goals.text_similarities(
+        "find an animal then move it to the green box",
+        [
+            "find an animal then move it to the red box",
+            "find a plant then move it to the green box",
+        ],
+    )
+    assert before[0] == pytest.approx(before[1], abs=0.25)  # a colour weighs as a kind does
+    goals.add("seen", "move the frog", ["focus on frog", "move frog to red box"])
+    goals.add("seen-2", "move the fern", ["move fern to green box"])
+    after = goals.text_similarities(
+        "find an animal then move it to the green box",
+        [
+            "find an animal then move it to the red box",
+            "find a plant then move it to the green box",
+        ],
+    )
+    assert after[0] == pytest.approx(1.0)
+    assert after[1] < 0.9
+
+
+def test_text_similarities_score_texts_not_stored() -> None:
+    goals = index({"a": "heat the soup", "b": "cool the apple", "c": "slice the bread"})
+    found = goals.text_similarities("heat the soup", ["heat the soup", "cool the apple", ""])
+    assert found[0] == pytest.approx(1.0)
+    assert found[1] == 0.0 and found[2] == 0.0
+    assert len(goals) == 3  # nothing was stored

@@ -137,7 +137,7 @@ def test_the_default_answers_are_the_same_without_any_world_vocabulary(
     def answers() -> list[object]:
         reader = KeyReader.of(model, "")
         goals = GoalIndex()
-        goals.add_all((str(n), g) for n, g in enumerate(GOALS))
+        goals.add_all((str(n), g, ()) for n, g in enumerate(GOALS))
         lexical = goals.similarities(GOALS[0], [str(n) for n in range(len(GOALS))])
         keys = [(task_key(g, reader), recorded_key(g, True, actions, reader)) for g in GOALS]
         return [*keys, lexical]

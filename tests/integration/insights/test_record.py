@@ -111,6 +111,7 @@ def test_an_interrupted_recording_is_finished_by_the_next_run(
             "feedback": None,
             "content_hash": half.content_hash(),
             "task_key": "heat",
+            "task_type": None,
             "step_count": 2,
             "k": 5,
             "b": 5,

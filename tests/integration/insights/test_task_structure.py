@@ -237,3 +237,47 @@ def test_a_task_unlike_every_recorded_one_gets_no_insight(memory: GraphMemory, s
     assert unfloored.insights  # without the floor the nearest other kind's insights come along
     alike = memory.insights.retrieve("heat some potato in the microwave", space=space)
     assert "heat-potato" in [q.id for q in alike.queries] and alike.insights
+
+
+def find_task(task_id: str, kind: str, thing: str, colour: str) -> TaskRecord:
+    """A templated world whose kinds share one structure and differ by one goal word."""
+    goal = f"Find a(n) {kind}. First, focus on the thing. Then, move it to the {colour} box."
+    actions = ("open door to kitchen", f"focus on {thing}", f"move {thing} to {colour} box")
+    return task(task_id, goal, actions=actions)
+
+
+@pytest.mark.default_similarity
+def test_kinds_that_share_a_structure_keep_their_evidence_and_edges_apart(
+    memory: GraphMemory, space: str
+) -> None:
+    """The words a space's actions use as arguments (the thing, the box's colour) weigh nothing
+    in goal similarity, so the one word that names the kind decides: a plant task is not
+    evidence for an animal insight, and joins no animal task by an edge."""
+    animals = [
+        find_task(f"animal-{n}", "animal", thing, colour)
+        for n, (thing, colour) in enumerate(
+            [("frog", "red"), ("beaver", "green"), ("crow", "blue"), ("toad", "red")]
+        )
+    ]
+    memory.insights.record_tasks(animals, space=space, learn=True)
+    learnt = {i.id for i in memory.insights.list_insights(space=space)}
+    assert learnt
+    plant = find_task("plant-0", "plant", "fern", "green")
+    done = memory.insights.record_tasks([plant], space=space, learn=True).tasks[0]
+    assert done.retrieved  # handed the nearest kind's insights: nothing closer is recorded
+    assert done.feedback is not None
+    edits = {e.insight_id: e for e in done.feedback.plan.edits}
+    assert set(edits) == {c.id for c in done.retrieved}
+    for edit in edits.values():
+        assert edit.operation == "NOT_APPLICABLE" and "[rule goal]" in edit.reason
+    g = graph(memory, space)
+    crossing = {(a, b) for a, b in g.edges("SIMILAR_QUERY") if {a[:5], b[:5]} == {"anima", "plant"}}
+    assert crossing == set()
+    assert g.edges("SIMILAR_QUERY") & {
+        (f"animal-{n}", f"animal-{m}") for n in range(4) for m in range(4)
+    }
+    later = memory.insights.retrieve(
+        "Find a(n) animal. First, focus on the thing. Then, move it to the orange box.",
+        space=space,
+    )
+    assert later.insights and {c.id for c in later.insights} <= learnt

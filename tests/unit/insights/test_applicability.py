@@ -71,3 +71,18 @@ def test_nothing_to_compare_means_not_applicable() -> None:
     verdict = applicability(insight("Be careful.", ("a task",)), "another task", steps("look"))
     assert (verdict.applies, verdict.rule) == (False, "none")
     assert verdict.explain().startswith("[rule none]")
+
+
+def test_a_goal_far_from_its_sources_goals_overrides_a_matching_structure() -> None:
+    """The goal rule: kinds of task that share a structure keep their evidence apart."""
+    source = replace(insight(positive=("find an animal",)), positive_keys=("focus move",))
+    args = (source, "find a plant", ())
+    unused = applicability(*args, key="focus move")
+    close = applicability(*args, key="focus move", goal_close=True)
+    far = applicability(*args, key="focus move", goal_close=False)
+    assert (unused.applies, unused.rule) == (True, "structure")
+    assert (close.applies, close.rule) == (True, "structure")
+    assert (far.applies, far.rule) == (False, "goal")
+    assert "focus move" in far.detail  # says what the structure rule found
+    other = applicability(*args, key="heat", goal_close=True)  # never makes one apply
+    assert (other.applies, other.rule) == (False, "structure")

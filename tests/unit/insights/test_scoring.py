@@ -52,7 +52,9 @@ def test_seeds_are_within_the_margin_and_above_the_floor() -> None:
     assert seeds_within(found, 1.0, 0.6) == found[:1]
     # a task unlike anything recorded seeds nothing, however close its nearest is to the others
     assert seeds_within(found, 1.0, 0.7) == []
-    assert RetrievalParams().min_similarity == 0.5  # the default every caller gets
+    assert RetrievalParams().min_similarity == 0.3  # the default every caller gets
+    with pytest.raises(InputError):
+        RetrievalParams(edge_min_similarity=-2)
     with pytest.raises(InputError):
         RetrievalParams(min_similarity=1.5)
 
