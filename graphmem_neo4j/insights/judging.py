@@ -136,8 +136,8 @@ class Judge:
 
     def goal_close(self, task: ControllerInput, space: str) -> dict[str, bool] | None:
         """Per retrieved insight with positive queries: is the task's goal lexically close
-        (SOURCE_GOAL_SIMILARITY) to most of them? None when the task's kind is told rather
-        than learnt: the caller gave its task_type, or a domain pack reads the space's goals."""
+        (SOURCE_GOAL_SIMILARITY) to most of them? None when a domain pack reads the space's
+        goals: the kind is then told, not learnt (as by a caller's task_type, see _offline)."""
         if self.parts.structures(space, "insights").pack is not None:
             return None
         index = self.goals.index(self.parts.store, space, fresh=True)  # with this task's actions
