@@ -301,6 +301,18 @@ def main() -> None:
         help="RetrievalParams.min_similarity (default its)",
     )
     parser.add_argument(
+        "--edge-min-similarity",
+        type=float,
+        default=None,
+        help="RetrievalParams.edge_min_similarity (default its)",
+    )
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        default=None,
+        help="RetrievalParams.neighbours (default its; 0: no similarity edges)",
+    )
+    parser.add_argument(
         "--task-type",
         action="store_true",
         help="give each task its type as task_type (the caller who knows it)",
@@ -325,6 +337,10 @@ def main() -> None:
         params = replace(params, lexical_override=args.lexical_override)
     if args.min_similarity is not None:
         params = replace(params, min_similarity=args.min_similarity)
+    if args.edge_min_similarity is not None:
+        params = replace(params, edge_min_similarity=args.edge_min_similarity)
+    if args.neighbours is not None:
+        params = replace(params, neighbours=args.neighbours)
     with tempfile.TemporaryDirectory(prefix="graphmem-replay-") as home:
         tasks_file = Path(home) / "stream.jsonl"
         write_jsonl(stream, tasks_file)

@@ -116,6 +116,12 @@ class GoalIndex:
         query = self._weighted(terms(text))
         return [_cosine(query, self._weighted(terms(other))) for other in others]
 
+    def stored_similarity(self, a: str, b: str) -> float:
+        """The similarity of two stored goals under the current word weights (0 when either
+        is not stored)."""
+        first, second = self._stored(a), self._stored(b)
+        return 0.0 if first is None or second is None else _cosine(first, second)
+
     def similarities(self, text: str, goal_ids: Iterable[str]) -> dict[str, float]:
         """The similarity of the goal `text` to each stored goal named (0 for one not
         stored)."""

@@ -1,13 +1,8 @@
-// EvoGraph-Mem §3.3. eq. 3-4: the seed queries (eq. 2) plus their query-graph neighbours;
-// a neighbour joins only when it is itself close: of the query's task structure ($task_key).
-MATCH (seed:Query)
-WHERE seed.space = $space AND seed.id IN $seed_ids
-OPTIONAL MATCH (seed)-[:SIMILAR_QUERY]-(near:Query)
-WHERE near.space = $space AND NOT near.id IN $exclude
-  AND ($task_key IS NULL OR coalesce(near.task_key, $task_key) = $task_key)
-WITH collect(DISTINCT seed) + collect(DISTINCT near) AS found
-UNWIND found AS member
-WITH collect(DISTINCT member) AS qs
+// EvoGraph-Mem §3.3 over the query set of eq. 3-4 ($query_ids: the seeds and the neighbours
+// that joined them, seed_neighbours.cypher).
+MATCH (q:Query)
+WHERE q.space = $space AND q.id IN $query_ids
+WITH collect(DISTINCT q) AS qs
 // eq. 7: active insights with positive evidence inside the set; eq. 9: s counts it
 UNWIND qs AS q
 MATCH (i:Insight)-[:POSITIVE]->(q)

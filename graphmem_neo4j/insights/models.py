@@ -109,8 +109,8 @@ class RetrievalParams:
     min_similarity: float = 0.3
     """A recorded query is a seed (eq. 2) only when its similarity to the task (the fused one
     when the goal's text is known) is at least this: a task unlike anything recorded gets no
-    insights rather than those of its nearest other kind (0: off). It applies to the fused
-    similarity once the space has FLOOR_MIN_GOALS goals (retrieval.py). Chosen as seed_margin."""
+    insights rather than those of its nearest other kind (0: off): the fused similarity once
+    the space has FLOOR_MIN_GOALS goals, the cosine before (retrieval.py). Chosen as seed_margin."""
 
     def __post_init__(self) -> None:
         if self.k < 1:

@@ -24,11 +24,10 @@ from .models import (
     RetrievalParams,
     SimilarQuery,
     TaskRecord,
-    seeds_within,
     within_margin,
 )
 from .parsing import validate_task
-from .retrieval import Retriever
+from .retrieval import Retriever, kind_is_learnt
 
 Judge = Callable[[str, str], FeedbackResult]
 """judge(task_id, space): the controller, run under the space's writer lock."""
@@ -106,6 +105,7 @@ class Recorder:
         # all the agent had before it acted: the goal
         key = task_key(task.query, reader, task.task_type)
         actions = [s.action for s in task.steps]
+        learnt_kind = kind_is_learnt(params, reader, task.task_type)
         done = recorded_key(task.query, task.status == "resolved", actions, reader, task.task_type)
         nearest = self.retriever.nearest(
             vector,
@@ -119,15 +119,8 @@ class Recorder:
             strict=bool(task.task_type),
         )
         if state is None:
-            seeds = [
-                SimilarQuery(q.id, q.similarity)
-                for q in seeds_within(
-                    nearest[: params.k],
-                    params.seed_margin,
-                    self.retriever.seed_floor(space, params, task.query),
-                )
-            ]
-            retrieval = self.retriever.rank(seeds, space, params, exclude, key)
+            seeds = self.retriever.seeds(nearest[: params.k], space, params, task.query)
+            retrieval = self.retriever.rank(seeds, space, params, exclude, key, learnt=learnt_kind)
             store.write(
                 "insights/write_task",
                 {
@@ -198,7 +191,6 @@ class Recorder:
         # ranked (and the margin taken) by the fused similarity, which edge_min_similarity
         # bounds where the task's kind is learnt, not told (no task_type, no domain pack);
         # drawn and stored with the cosine, which neighbour_min_similarity bounds
-        learnt_kind = params.lexical_weight > 0 and reader.pack is None and not task.task_type
         fused_floor = params.edge_min_similarity if learnt_kind else -1.0
         similar = [
             SimilarQuery(q.id, q.cosine)

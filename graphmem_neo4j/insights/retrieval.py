@@ -2,9 +2,9 @@
 
 eq. 2: the top-k recorded queries most similar to the new one, among the tasks of its
 structure (`task_similarity`: the same structure, or either unknown); eq. 3-4: plus their
-query-graph neighbours of that structure; eq. 7-10: the active insights with positive evidence
-in that set, ranked by r = s − λc (cypher/insights/retrieve.cypher; `scoring.py` is the
-reference in Python).
+query-graph neighbours of that structure (cypher/insights/seed_neighbours.cypher); eq. 7-10:
+the active insights with positive evidence in that set, ranked by r = s − λc
+(cypher/insights/retrieve.cypher; `scoring.py` is the reference in Python).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..nearest import nearest_one
-from ..task_similarity import task_key
+from ..task_similarity import KeyReader, task_key
 from .deps import Parts
 from .goal_index import SpaceGoals
 from .models import (
@@ -21,14 +21,20 @@ from .models import (
     Retrieval,
     RetrievalParams,
     SimilarQuery,
-    seeds_within,
+    within_margin,
 )
 from .parsing import check_text
 
 FLOOR_MIN_GOALS = 10
-"""Goals a space needs before RetrievalParams.min_similarity applies. Word weights learnt from
-a handful of goals call every shared word common, so two goals worded almost alike score low
-(a stated constant, not a fitted one)."""
+"""Goals a space needs before RetrievalParams.min_similarity applies to the fused similarity
+(before, to the cosine). Word weights learnt from a handful of goals call every shared word
+common, so two goals worded almost alike score low (a stated constant, not a fitted one)."""
+
+
+def kind_is_learnt(params: RetrievalParams, reader: KeyReader, task_type: str | None) -> bool:
+    """Whether what kind of task this is gets learnt from the space's goals (the fused
+    similarity, no domain pack, no type from the caller) rather than told."""
+    return params.lexical_weight > 0 and reader.pack is None and not task_type
 
 
 class Retriever:
@@ -49,8 +55,18 @@ class Retriever:
         self.parts.require_space(space)
         self.parts.ensure_embedder_matches()
         vector = self.parts.embedder.embed([query])[0]
-        key = task_key(query, self.parts.structures(space, "insights"), task_type)
-        return self.search(vector, space, params, [], key, query, strict=bool(task_type))
+        reader = self.parts.structures(space, "insights")
+        key = task_key(query, reader, task_type)
+        return self.search(
+            vector,
+            space,
+            params,
+            [],
+            key,
+            query,
+            strict=bool(task_type),
+            learnt=kind_is_learnt(params, reader, task_type),
+        )
 
     def retrieve_by_vector(
         self,
@@ -68,7 +84,14 @@ class Retriever:
         reader = self.parts.structures(space, "insights")
         key = task_key(query, reader, task_type) if query is not None else task_type or None
         return self.search(
-            list(vector), space, params, list(exclude), key, query, strict=bool(task_type)
+            list(vector),
+            space,
+            params,
+            list(exclude),
+            key,
+            query,
+            strict=bool(task_type),
+            learnt=query is not None and kind_is_learnt(params, reader, task_type),
         )
 
     def search(
@@ -81,6 +104,7 @@ class Retriever:
         text: str | None = None,
         *,
         strict: bool = False,
+        learnt: bool = False,
     ) -> Retrieval:
         nearby = self.nearest(
             vector,
@@ -93,22 +117,29 @@ class Retriever:
             params=params,
             strict=strict,
         )
-        seeds = [SimilarQuery(q.id, q.similarity) for q in nearby]
         return self.rank(
-            seeds_within(seeds, params.seed_margin, self.seed_floor(space, params, text)),
+            self.seeds(nearby, space, params, text),
             space,
             params,
             exclude,
             key,
+            learnt=learnt,
         )
 
-    def seed_floor(self, space: str, params: RetrievalParams, text: str | None) -> float:
-        """The least similarity a seed needs: `min_similarity` when it is the fused one and the
-        space's word weights are learnt from enough goals, else none."""
-        if text is None or params.lexical_weight == 0:
-            return 0.0
-        goals = len(self.goals.index(self.parts.store, space))
-        return params.min_similarity if goals >= FLOOR_MIN_GOALS else 0.0
+    def seeds(
+        self, nearby: Sequence[Nearby], space: str, params: RetrievalParams, text: str | None
+    ) -> list[SimilarQuery]:
+        """Eq. 2's seeds: the nearby queries within `seed_margin` of the closest, and, when
+        they are ranked by the fused similarity (the goal's text known, `lexical_weight` above
+        0), at least `min_similarity` close: by the fused similarity once the space's word
+        weights are learnt from FLOOR_MIN_GOALS goals, by the cosine before."""
+        found = within_margin(nearby, params.seed_margin)
+        if text is not None and params.lexical_weight > 0:
+            learnt = len(self.goals.index(self.parts.store, space)) >= FLOOR_MIN_GOALS
+            found = [
+                q for q in found if (q.similarity if learnt else q.cosine) >= params.min_similarity
+            ]
+        return [SimilarQuery(q.id, q.similarity) for q in found]
 
     def nearest(
         self,
@@ -189,16 +220,36 @@ class Retriever:
         params: RetrievalParams,
         exclude: list[str],
         key: str | None,
+        *,
+        learnt: bool = False,
     ) -> Retrieval:
+        """Eq. 3-10 from the seeds. `learnt`: the task's kind is learnt from the space's data
+        (`kind_is_learnt`), so a neighbour joins only while its goal still says nearly what
+        its seed's says (`edge_min_similarity`) under the space's current word weights: an edge
+        drawn when the space had seen few goals of either kind may join two kinds."""
         if not seeds:
             return Retrieval((), 0, ())
+        seed_ids = [s.id for s in seeds]
+        edges = self.parts.store.read(
+            "insights/seed_neighbours",
+            {"space": space, "seed_ids": seed_ids, "exclude": exclude, "task_key": key},
+        )
+        if learnt and edges:
+            index = self.goals.index(self.parts.store, space)
+            weight = params.lexical_weight
+            edges = [
+                e
+                for e in edges
+                if (1 - weight) * float(e["similarity"])
+                + weight * index.stored_similarity(str(e["seed"]), str(e["near"]))
+                >= params.edge_min_similarity
+            ]
+        query_ids = list(dict.fromkeys(seed_ids + [str(e["near"]) for e in edges]))
         rows = self.parts.store.read(
             "insights/retrieve",
             {
                 "space": space,
-                "seed_ids": [s.id for s in seeds],
-                "exclude": exclude,
-                "task_key": key,
+                "query_ids": query_ids,
                 "lambda": float(params.lam),
                 "b": params.b,
             },

@@ -138,3 +138,14 @@ def test_text_similarities_score_texts_not_stored() -> None:
     assert found[0] == pytest.approx(1.0)
     assert found[1] == 0.0 and found[2] == 0.0
     assert len(goals) == 3  # nothing was stored
+
+
+def test_two_stored_goals_are_compared_under_the_weights_of_now() -> None:
+    goals = index({"a": "heat the apple", "b": "heat the pear"})
+    early = goals.stored_similarity("a", "b")  # "heat" is in every goal: only the fruit weighs
+    assert early == pytest.approx(goals.similarities("heat the apple", ["b"])["b"])
+    goals.add("c", "cool the apple")
+    goals.add("d", "cool the pear")
+    assert goals.stored_similarity("a", "b") > early  # "heat" now tells kinds apart
+    assert goals.stored_similarity("a", "b") == goals.stored_similarity("b", "a")
+    assert goals.stored_similarity("a", "missing") == 0.0
