@@ -5,7 +5,8 @@
         [--variations 2] [--tasks boil,melt,...] [--max-steps 80] [--seed 0]
 
 For each task type (ScienceWorld's task names) and its first --variations TRAIN variations
-(`get_variations_train()`; test and dev variations stay unseen), the simulator's gold action
+(`get_variations_train()`; `--split test` or `dev` draws from the variations kept for checks
+instead), the simulator's gold action
 sequence is replayed with `step()`, which records every observation and the real score. Then two
 exploration runs per variation are replayed and scored the same way:
 
@@ -110,9 +111,16 @@ def trim(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
-    parser.add_argument("--variations", type=int, default=2, help="train variations per task")
+    parser.add_argument("--variations", type=int, default=2, help="variations per task")
     parser.add_argument(
-        "--from-variation", type=int, default=0, help="skip the first N train variations"
+        "--split",
+        choices=("train", "dev", "test"),
+        default="train",
+        help="the simulator's variations to draw from: train (development data), or dev or "
+        "test (kept for checks)",
+    )
+    parser.add_argument(
+        "--from-variation", type=int, default=0, help="skip the split's first N variations"
     )
     parser.add_argument("--tasks", default="", help="comma-separated task names (default all)")
     parser.add_argument("--max-steps", type=int, default=80, help="skip longer gold runs")
@@ -137,8 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     with args.out.open("w", encoding="utf-8") as out:
         for n, task in enumerate(tasks, 1):
             env.load(task, 0, "easy", generateGoldPath=True)
-            train = list(env.get_variations_train())
-            for variation in train[args.from_variation : args.from_variation + args.variations]:
+            split = {
+                "train": env.get_variations_train,
+                "dev": env.get_variations_dev,
+                "test": env.get_variations_test,
+            }[args.split]
+            chosen = list(split())[args.from_variation : args.from_variation + args.variations]
+            for variation in chosen:
                 env.load(task, variation, "easy", generateGoldPath=True)
                 gold = list(env.get_gold_action_sequence())
                 goal = str(env.get_task_description()).strip()
