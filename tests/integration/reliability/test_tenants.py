@@ -111,7 +111,11 @@ def reads(memory: GraphMemory, space: str, tmp_path: Path) -> list[tuple[str, st
                 ]
             ),
         ),
-        ("insights retrieve", texts(memory.insights.retrieve(f"box {other}", space=space))),
+        (
+            "insights retrieve",
+            # A goal like the stored ones: below min_similarity a small space returns nothing.
+            texts(memory.insights.retrieve(f"put the guitar in the box {other}", space=space)),
+        ),
         (
             "insights list",
             texts(
