@@ -92,8 +92,8 @@ class RetrievalParams:
     above 0, no task_type, no domain pack): an edge joins goals that say nearly the same, not
     two kinds of one structure (find an animal / a plant). Chosen as seed_margin."""
     seed_margin: float = 0.05
-    """A similar query (eq. 2) or similarity edge counts only when its similarity is within
-    this margin of the closest one's: a task does not fill its query set with farther ones.
+    """A similar query (eq. 2) or edge counts only within this margin of the closest one's, a
+    seed with standing edges only within it of its closest edge's (Retriever.learnt_query_set).
     Chosen across worlds, each the check of the others (docs/insights.md, "Per world")."""
     lexical_weight: float = 0.5
     """Weight w of the lexical similarity of goals (`lexical.py`: words weighted by their

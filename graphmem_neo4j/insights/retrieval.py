@@ -224,27 +224,25 @@ class Retriever:
         learnt: bool = False,
     ) -> Retrieval:
         """Eq. 3-10 from the seeds. `learnt`: the task's kind is learnt from the space's data
-        (`kind_is_learnt`), so a neighbour joins only while its goal still says nearly what
-        its seed's says (`edge_min_similarity`) under the space's current word weights: an edge
-        drawn when the space had seen few goals of either kind may join two kinds."""
+        (`kind_is_learnt`), so the query set is checked against the space's goals as they
+        are now (`learnt_query_set`)."""
         if not seeds:
             return Retrieval((), 0, ())
-        seed_ids = [s.id for s in seeds]
         edges = self.parts.store.read(
             "insights/seed_neighbours",
-            {"space": space, "seed_ids": seed_ids, "exclude": exclude, "task_key": key},
+            {
+                "space": space,
+                "seed_ids": [s.id for s in seeds],
+                "exclude": exclude,
+                "task_key": key,
+            },
         )
-        if learnt and edges:
-            index = self.goals.index(self.parts.store, space)
-            weight = params.lexical_weight
-            edges = [
-                e
-                for e in edges
-                if (1 - weight) * float(e["similarity"])
-                + weight * index.stored_similarity(str(e["seed"]), str(e["near"]))
-                >= params.edge_min_similarity
-            ]
-        query_ids = list(dict.fromkeys(seed_ids + [str(e["near"]) for e in edges]))
+        pairs = [(str(e["seed"]), str(e["near"]), float(e["similarity"])) for e in edges]
+        if learnt and pairs:
+            seeds, pairs = self.learnt_query_set(seeds, pairs, space, params)
+            if not seeds:
+                return Retrieval((), 0, ())
+        query_ids = list(dict.fromkeys([s.id for s in seeds] + [near for _, near, _ in pairs]))
         rows = self.parts.store.read(
             "insights/retrieve",
             {
@@ -262,3 +260,36 @@ class Retriever:
         )
         size = int(rows[0]["query_set"]) if rows else 0
         return Retrieval(tuple(seeds), size, insights)
+
+    def learnt_query_set(
+        self,
+        seeds: Sequence[SimilarQuery],
+        edges: Sequence[tuple[str, str, float]],
+        space: str,
+        params: RetrievalParams,
+    ) -> tuple[list[SimilarQuery], list[tuple[str, str, float]]]:
+        """The seeds and (seed, neighbour, cosine) edges that stand under the space's word
+        weights of now. An edge stands while the fused similarity of its two goals is still at
+        least `edge_min_similarity`: one drawn when the space had seen few goals of either kind
+        was weighed with words that later turn out to be boilerplate or arguments. A seed whose
+        standing edges make it one of a tight group of goals stands only while the task is
+        about as close to it as the group's goals are to each other: within `seed_margin` of
+        its closest standing edge. A task of a kind the space has not seen is otherwise handed
+        the insights of the nearest group of another kind worded alike (find a plant / find a
+        living thing)."""
+        index = self.goals.index(self.parts.store, space)
+        weight = params.lexical_weight
+        tightness: dict[str, float] = {}
+        standing = []
+        for seed, near, cosine in edges:
+            fused = (1 - weight) * cosine + weight * index.stored_similarity(seed, near)
+            if fused >= params.edge_min_similarity:
+                standing.append((seed, near, cosine))
+                tightness[seed] = max(tightness.get(seed, fused), fused)
+        kept = [
+            s
+            for s in seeds
+            if s.id not in tightness or s.similarity >= tightness[s.id] - params.seed_margin
+        ]
+        ids = {s.id for s in kept}
+        return kept, [e for e in standing if e[0] in ids]

@@ -113,8 +113,14 @@ def reads(memory: GraphMemory, space: str, tmp_path: Path) -> list[tuple[str, st
         ),
         (
             "insights retrieve",
-            # A goal like the stored ones: below min_similarity a small space returns nothing.
-            texts(memory.insights.retrieve(f"put the guitar in the box {other}", space=space)),
+            # A stored goal, which the other space holds too but for its marker: a read that
+            # crossed spaces would bring the other's insights. A goal unlike the stored ones
+            # gets no insights at all (min_similarity, and the seeds' tightness).
+            texts(
+                memory.insights.retrieve(
+                    _marked("put the guitar in the Lisbon box", space), space=space
+                )
+            ),
         ),
         (
             "insights list",

@@ -85,3 +85,28 @@ def test_seeds_are_floored_by_the_fused_similarity_once_word_weights_are_learnt(
     margin = RetrievalParams(min_similarity=0.3, seed_margin=0.05)
     assert [q.id for q in learnt.seeds(nearby, "s", margin, "a goal")] == ["a", "b"]
     assert learnt.seeds(nearby, "s", RetrievalParams(min_similarity=0.95), "goal") == []
+
+
+def test_a_seed_of_a_tight_group_stands_only_when_the_task_is_about_as_close() -> None:
+    found, store = retriever(goals=12)
+    # animal-0's standing edge (to animal-1) has fused 0.5·0.95 + 0.5·1 = 0.975: a task must be
+    # within seed_margin (0.05) of that to take animal-0 as a seed; plant-1 has no edge
+    near = [SimilarQuery("animal-0", 0.93), SimilarQuery("plant-1", 0.9)]
+    kept = found.rank(near, "s", RetrievalParams(), [], None, learnt=True)
+    assert store.ranked == ["animal-0", "plant-1", "animal-1"]
+    assert [s.id for s in kept.queries] == ["animal-0", "plant-1"]
+    far = [SimilarQuery("animal-0", 0.92), SimilarQuery("plant-1", 0.9)]
+    store.ranked = []
+    dropped = found.rank(far, "s", RetrievalParams(), [], None, learnt=True)
+    assert store.ranked == ["plant-1"]
+    assert [s.id for s in dropped.queries] == ["plant-1"]
+    # alone, the far seed leaves the task nothing
+    store.ranked = ["untouched"]
+    assert found.rank(far[:1], "s", RetrievalParams(), [], None, learnt=True).queries == ()
+    assert store.ranked == ["untouched"]
+    # a kind told (task_type, domain pack): groups are not checked
+    found.rank(far, "s", RetrievalParams(), [], None, learnt=False)
+    assert store.ranked == ["animal-0", "plant-1", "animal-1", "plant-0"]
+    # a wider margin lets the farther task in
+    found.rank(far, "s", RetrievalParams(seed_margin=0.1), [], None, learnt=True)
+    assert store.ranked == ["animal-0", "plant-1", "animal-1"]
