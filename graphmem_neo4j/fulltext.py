@@ -7,10 +7,19 @@ are then OR-ed, so quotes, operators and wildcards in a question mean nothing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+import snowballstemmer
 
 from .queries import Dialect
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_ENGLISH = snowballstemmer.stemmer("english")
+
+STEM_MIN_LENGTH = 4
+"""FalkorDB's full-text index (RediSearch, language english) adds the Snowball stem of a token
+only for tokens of at least this many characters: "ads" does not find "ad"; "cats" finds "cat"."""
 
 STOPWORDS = frozenset(
     (
@@ -41,3 +50,30 @@ def fulltext_query(text: str, dialect: Dialect) -> str | None:
         return " OR ".join(words)
     # RediSearch: '|' is OR; tokens hold no punctuation, so nothing needs escaping.
     return "|".join(words)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Snowball's English (Porter2) stem of a lower-cased word, the stemmer RediSearch uses."""
+    return str(_ENGLISH.stemWord(word))
+
+
+def stem_keys(text: str) -> str:
+    """What `Turn.stems` holds, for Neo4j's full-text index (whitespace analyser): each token of
+    the text, lower-cased, and the Snowball stem of each token of STEM_MIN_LENGTH characters or
+    more. These are the entries FalkorDB's own index makes of the same text, so a word finds the
+    same turns on both engines; Neo4j's `english` analyser stems with Porter's original
+    algorithm, under which "use" finds "us" and "focus" does not find "focused"."""
+    keys: dict[str, None] = {}
+    for token in _TOKEN.findall(text.lower()):
+        keys.setdefault(token, None)
+        if len(token) >= STEM_MIN_LENGTH:
+            keys.setdefault(stem(token), None)
+    return " ".join(keys)
+
+
+def stem_lookup(term: str) -> str:
+    """The Neo4j full-text query for one lower-cased word over `stem_keys`: the word or its
+    stem, what RediSearch looks up for it. Words hold no query syntax (see `terms`)."""
+    root = stem(term)
+    return term if root == term else f"{term} {root}"

@@ -347,6 +347,7 @@ class Turn(MemoryNode):
     time = IntegerProperty()
     embedding = _embedding()
     n_terms = IntegerProperty()
+    stems = StringProperty()
     metadata_json = StringProperty()
     content_hash = StringProperty()
     created_at = IntegerProperty()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from .conversation.stems import backfill_stems
 from .deps import Parts
 from .errors import InputError, SchemaMismatch, jsonl_records
 from .schema import labels as known_labels
@@ -363,4 +364,6 @@ def import_dump(
     if "Session" in by_label:
         # The Space node is re-created, not imported: its participants come from the sessions.
         memory.store.write("conversation/stamp_space_speakers", {"space": target})
+    if "Turn" in by_label:
+        backfill_stems(memory.store)  # a dump written before turns carried their entries
     return space_digest(memory, target)

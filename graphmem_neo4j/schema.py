@@ -146,6 +146,8 @@ def apply_migrations(store: GraphStore, *, embedding_model: str, dimension: int)
             store.write(query, {"dimension": dimension})
         for label in migration.unique:
             store.ensure_unique(label, ("space", "id"))
+        if migration.data is not None:
+            migration.data(store)
         store.write(
             "core/record_migration",
             {"id": migration.number, "name": migration.name, "now": now_ms()},

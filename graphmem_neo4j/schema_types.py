@@ -7,7 +7,12 @@ what the code, the export/import format and the OGM are checked against.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .store import GraphStore
 
 
 def snake(name: str) -> str:
@@ -50,6 +55,9 @@ class Migration:
     """DDL query names, run in order with $dimension bound."""
     unique: tuple[str, ...] = ()
     """Labels given a (space, id) uniqueness constraint (FalkorDB: GRAPH.CONSTRAINT)."""
+    data: Callable[[GraphStore], object] | None = None
+    """A pass over stored data after the queries, for values Cypher cannot compute. Idempotent:
+    it finds its own unfinished work."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 // BM25 over the full-text index, one index lookup per query term: the index finds the turns
 // holding a term (stemmed), document frequency and length normalisation are computed here,
 // so both engines rank the same way (Robertson & Zaragoza's BM25 with binary term frequency).
-UNWIND $terms AS term
-CALL db.index.fulltext.queryNodes('turn_text', term) YIELD node
+// `turn_stems` indexes Turn.stems, the entries FalkorDB's index makes of the text (fulltext.py),
+// and each lookup is the term or its stem, as FalkorDB looks it up: both find the same turns.
+UNWIND $lookups AS term
+CALL db.index.fulltext.queryNodes('turn_stems', term) YIELD node
 WITH term, node
 WHERE node.space = $space
 WITH term, collect(node) AS nodes

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ..fulltext import stem_keys
 from ..schema import now_ms
 from . import forgetting
 from .coref import inherit_referents
@@ -263,6 +264,7 @@ def _turn_rows(batch: Sequence[TurnPlan], vectors: Sequence[list[float]]) -> lis
             "text": p.turn.text,
             "time": p.turn.timestamp,
             "n_terms": max(1, term_count(p.turn.text)),
+            "stems": stem_keys(p.turn.text),
             "metadata_json": json.dumps(p.turn.metadata, ensure_ascii=False, default=str),
             "content_hash": p.digest,
             "turn_index": p.turn_index,

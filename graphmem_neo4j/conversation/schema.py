@@ -6,6 +6,7 @@ paper extracts from it. (:ForgetRun) and (:Forgotten) are the audit trail of for
 """
 
 from ..schema_types import LayerSchema, Migration, NodeLabel, RelType
+from .stems import backfill_stems
 
 SESSION = "Session"
 TURN = "Turn"
@@ -55,6 +56,12 @@ SCHEMA = LayerSchema(
         ),
         Migration(
             104, "conversation space speakers", queries=("conversation/schema_space_speakers",)
+        ),
+        Migration(
+            105,
+            "conversation full-text entries of Snowball stems",
+            queries=("conversation/schema_turn_stems", "conversation/schema_drop_turn_text"),
+            data=backfill_stems,
         ),
     ),
 )

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from ..errors import InputError
+from ..fulltext import stem_lookup
 from ..model_files import query_prefix
 from ..nearest import Probe, nearest, nearest_one
 from ..schema import now_ms
@@ -193,6 +194,7 @@ class Searcher:
             {
                 "space": space,
                 "terms": terms,
+                "lookups": [stem_lookup(t) for t in terms],
                 "turns": max(1, stats.turns),
                 "avg_terms": max(1.0, stats.avg_terms),
                 "k1": w.bm25_k1,

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.embedder import Embedder
 from graphmem_neo4j.insights.parsing import read_tasks
 from graphmem_neo4j.memory import GraphMemory
@@ -101,6 +102,43 @@ TIE = 1e-6
 def ranked(memory: GraphMemory, space: str, question: str) -> list[tuple[str, float]]:
     hits = memory.conversation.search(question, space=space, k=10, touch=False).hits
     return [(h.turn_id, h.score) for h in hits]
+
+
+STEMMED = [
+    "We used the old bus.",
+    "Come along with us.",
+    "Big news today.",
+    "A new job.",
+    "I focused on the painting.",
+    "We tried yoga.",
+    "One evening we walked.",
+    "Even so, the statue stood.",
+    "An enjoyable day.",
+]
+"""Turns whose words Porter's stemmer (Lucene's `english` analyser) and Snowball's (FalkorDB's
+index) treat differently: Porter stems "use" and "us" alike, "news" and "new", "status" and
+"statue", and "focus" unlike "focused"."""
+
+
+def test_a_word_finds_the_same_turns_on_both_engines(
+    engines: tuple[GraphMemory, GraphMemory],
+) -> None:
+    turns = [
+        TurnInput(session="s1", turn_id=f"t{i}", speaker="Ann", text=text)
+        for i, text in enumerate(STEMMED)
+    ]
+    for memory in engines:
+        memory.conversation.add_turns(turns, space="stems", forget_every=0)
+
+    def found(memory: GraphMemory, word: str) -> set[str]:
+        hits = memory.conversation.search(word, space="stems", mode="fulltext", touch=False)
+        return {h.turn_id for h in hits.hits}
+
+    words = ("use", "used", "news", "focus", "trying", "evening", "status", "enjoy")
+    falkor, neo = engines
+    assert {w: found(neo, w) for w in words} == {w: found(falkor, w) for w in words}
+    assert found(neo, "use") == {"t0"} and found(neo, "news") == {"t2"}
+    assert found(neo, "focus") == {"t4"} and found(neo, "trying") == {"t5"}
 
 
 def test_locomo_questions_get_the_same_top_10_or_a_tie_in_score(

@@ -9,6 +9,7 @@ import threading
 import neo4j
 import pytest
 
+from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.queries import queries_for
@@ -135,3 +136,30 @@ def test_warm_plans_every_layer_query_and_writes_nothing(neo4j_settings: Setting
         assert len(expected) > 100
         assert store.warm() == len(expected)
         assert store.read("core/count_labels", {"space": "warm"}) == before
+
+
+def test_turns_stored_without_full_text_entries_get_them(
+    neo4j_settings: Settings, neo4j_uri: tuple[str, str, str]
+) -> None:
+    """Turns written before migration 105 (no `Turn.stems`) are not in Neo4j's full-text
+    index; the migration's data step writes their entries, after which a word finds them."""
+    turns = [
+        TurnInput(session="s1", turn_id=f"t{i}", speaker="Ann", text=text)
+        for i, text in enumerate(["I focused on the painting.", "We walked by the lake."])
+    ]
+    with GraphMemory(neo4j_settings, embedder=HashEmbedder(64)) as memory:
+        memory.conversation.add_turns(turns, space="old", forget_every=0)
+        uri, user, password = neo4j_uri
+        with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
+            driver.execute_query("MATCH (t:Turn) REMOVE t.stems")
+
+        def found(word: str) -> set[str]:
+            hits = memory.conversation.search(word, space="old", mode="fulltext", touch=False)
+            return {h.turn_id for h in hits.hits}
+
+        assert found("focus") == set()
+        (step,) = [m for m in migrations() if m.number == 105]
+        assert step.data is not None
+        assert step.data(memory.store) == 2
+        assert found("focus") == {"t0"} and found("walking") == {"t1"}
+        assert step.data(memory.store) == 0

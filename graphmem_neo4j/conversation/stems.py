@@ -1,0 +1,22 @@
+"""Full-text entries (`Turn.stems`, fulltext.stem_keys) for turns stored without them: by a
+version before migration 105, or in a dump written by one."""
+
+from __future__ import annotations
+
+from ..fulltext import stem_keys
+from ..store import GraphStore
+
+
+def backfill_stems(store: GraphStore, *, batch: int = 2000) -> int:
+    """Write the entries of every turn that lacks them; how many were written. Only Neo4j
+    indexes them: FalkorDB's index stems `Turn.text` itself, and there a property written to a
+    stored node re-indexes its vector and leaves the old entry behind (docs/DEVELOPING.md)."""
+    if store.dialect != "neo4j":
+        return 0
+    written = 0
+    for space in [str(r["id"]) for r in store.read("core/list_spaces")]:
+        while rows := store.read("conversation/stems_todo", {"space": space, "batch": batch}):
+            entries = [{"id": r["id"], "stems": stem_keys(str(r["text"] or ""))} for r in rows]
+            store.write("conversation/write_stems", {"space": space, "rows": entries})
+            written += len(entries)
+    return written
