@@ -365,5 +365,6 @@ def import_dump(
         # The Space node is re-created, not imported: its participants come from the sessions.
         memory.store.write("conversation/stamp_space_speakers", {"space": target})
     if "Turn" in by_label:
-        backfill_stems(memory.store)  # a dump written before turns carried their entries
+        # A dump written before turns carried their full-text entries.
+        backfill_stems(memory.store, spaces=[target])
     return space_digest(memory, target)

@@ -7,6 +7,8 @@
 // on any property write and leaves the old entry behind (docs/DEVELOPING.md, "Cypher rules").
 // FalkorDB 4.16 keeps a vector attribute's old value when a new vecf32 is assigned over it:
 // clear it first (docs/DEVELOPING.md, "Cypher rules").
+// Turn.stems is indexed on Neo4j only; it is stored here too so that a turn holds the same
+// properties (and exports the same) on both engines.
 UNWIND $rows AS row
 MATCH (s:Session {space: $space, id: row.session})
 MERGE (t:Turn {space: $space, id: row.id})

@@ -3,8 +3,10 @@ concurrency."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
+from pathlib import Path
 
 import neo4j
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.portability import export_space, import_dump
 from graphmem_neo4j.queries import queries_for
 from graphmem_neo4j.schema import SYSTEM_LABELS, migrations
 from graphmem_neo4j.settings import Settings
@@ -163,3 +166,32 @@ def test_turns_stored_without_full_text_entries_get_them(
         assert step.data(memory.store) == 2
         assert found("focus") == {"t0"} and found("walking") == {"t1"}
         assert step.data(memory.store) == 0
+
+
+def test_an_imported_dump_without_full_text_entries_gets_them_for_its_space_only(
+    neo4j_settings: Settings, neo4j_uri: tuple[str, str, str], tmp_path: Path
+) -> None:
+    """A dump whose turns carry no `stems` (written before migration 105) is searchable by
+    word once imported; turns of other spaces are left to the migration."""
+    turns = [TurnInput(session="s1", turn_id="t0", speaker="Ann", text="I focused on it.")]
+    with GraphMemory(neo4j_settings, embedder=HashEmbedder(64)) as memory:
+        memory.conversation.add_turns(turns, space="src", forget_every=0)
+        path = tmp_path / "dump.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            export_space(memory, "src", out)
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        for record in records:
+            if record.get("label") == "Turn":
+                record["props"].pop("stems")
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        uri, user, password = neo4j_uri
+        with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
+            driver.execute_query("MATCH (t:Turn {space: 'src'}) REMOVE t.stems")
+
+        def found(word: str, space: str) -> set[str]:
+            hits = memory.conversation.search(word, space=space, mode="fulltext", touch=False)
+            return {h.turn_id for h in hits.hits}
+
+        import_dump(memory, path, space="copy")
+        assert found("focus", "copy") == {"t0"}
+        assert found("focus", "src") == set()
