@@ -61,7 +61,7 @@ NEO4J_2026_TESTS := tests/integration/test_nearest.py tests/integration/test_neo
 	tests/integration/test_engine_parity.py tests/integration/test_vector_updates.py \
 	tests/integration/conversation/test_search.py tests/integration/conversation/test_llm_and_export.py \
 	tests/integration/recall/test_recall.py tests/integration/test_dump_rules.py tests/integration/test_schema.py \
-	tests/integration/conversation/test_space_filter_upgrade.py
+	tests/integration/conversation/test_space_filter_upgrade.py tests/integration/test_local_neo4j_settings.py
 test-neo4j-2026: setup $(NEO4J_LOCAL)/target-2026/classpath.txt
 	GRAPHMEM_TEST_NEO4J_LINE=2026 GRAPHMEM_TEST_REQUIRE_ENGINES=1 $(BIN)/python -m pytest -m neo4j \
 		--durations=10 $(NEO4J_2026_TESTS); rc=$$?; \

@@ -149,6 +149,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--engine", choices=("both", "falkordb", "neo4j"), default="both")
+    parser.add_argument(
+        "--neo4j-setting",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a neo4j.conf setting for the local Neo4j, over local_neo4j.SERVER_SETTINGS "
+        "(e.g. internal.dbms.index.vector.standard_merge_factor=50, Neo4j's default)",
+    )
     add_json_out(parser)
     args = parser.parse_args(argv)
     figures = Figures("engine_reads")
@@ -169,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 falkor.stop()
         if args.engine in ("both", "neo4j"):
-            neo4j = LocalNeo4j(home / "neo4j", free_port())
+            overrides = dict(item.split("=", 1) for item in args.neo4j_setting)
+            neo4j = LocalNeo4j(home / "neo4j", free_port(), settings=overrides)
             neo4j.start()
             try:
                 settings = Settings(uri=neo4j.uri, password=neo4j.password())

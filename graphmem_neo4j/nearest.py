@@ -5,13 +5,16 @@ filters inside it: a query for the k nearest turns of space A gets the k nearest
 space, of which A's may be none. Every lookup therefore goes through `nearest()`, which asks the
 index for more candidates than it needs and knows when it has seen enough:
 
-- each index query returns one row per candidate the index gave: the probe's `key`, the
-  index's `similarity` and, when the candidate is the space's and passes the lookup's filters,
-  its `hit` (with the exact cosine similarity: FalkorDB's index score is exact at float32,
-  Neo4j's is quantised and is recomputed from the stored vectors). A row per candidate rather
-  than one list per probe: FalkorDB copies every node and map it collects into a list, which
-  made `collect()` three times the cost of the index search itself (400 turn candidates:
-  19.3 ms against 6.4 ms streamed);
+- an index query says, per probe, how many candidates the index gave, the lowest index
+  similarity among them, and the hits: the candidates that are the space's and pass the
+  lookup's filters, each with its exact cosine similarity (FalkorDB's index score is exact at
+  float32; Neo4j's is quantised and is recomputed from the stored vectors). FalkorDB's queries
+  return it as one row per candidate (the probe's `key`, the index's `similarity`, the `hit`
+  or null): FalkorDB copies every node and map it collects into a list, which made
+  `collect()` three times the cost of the index search itself (400 turn candidates: 19.3 ms
+  against 6.4 ms streamed). Neo4j's return one row per probe (`key`, `seen`, `floor`,
+  `hits`): the Python driver's cost is per record, and 220 turn candidates decoded as one
+  record instead of 220 took 4.0 ms instead of 6.9 at 10,000 turns on Neo4j 5.26);
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
   it found), or when the index gave all the candidates asked and the lowest of them is below
@@ -27,18 +30,18 @@ So a result never silently lacks what the space holds; the index only makes it c
 
 A store whose vector indexes filter by space inside the index (`store.vector_space_filter`:
 Neo4j 2026 with Cypher 25's SEARCH, queries.py) gives only the space's candidates: the first
-request still asks max(4k, 64) of them (the index's quantised HNSW search is more exact when it
-looks deeper; the exact cosine reranks them), and a short answer there means the space holds
-no more (it is settled, never scanned). Only filters beyond the space (an exclusion list, a
-status) can still leave a probe unsettled, with the same second request and scan as above. Both
-queries of a lookup take `$probes` (a list of `{key, embedding}`), `$space`, `$k` and
-`$min_similarity`; the index query also `$candidates`; each hit is a map with at least `id` and
-`similarity`. The exact query returns one row per probe: `key` and its `hits`, best first.
-A lookup whose similarities are stored (edges between similar queries or tasks) also returns
-the hit's `embedding` when `$with_vectors` is true: `rescore=True` recomputes each similarity
-here from the two vectors at float32, the engines' vector precision, because FalkorDB computes
-cosines in float32 and Neo4j in float64, which differ in the seventh digit. A lookup that
-only ranks skips it (and the vectors on the wire).
+request still asks max(4k, FILTERED_CANDIDATES) of them (the index's quantised HNSW search is
+more exact when it looks deeper; the exact cosine reranks them), and a short answer there
+means the space holds no more (it is settled, never scanned). Only filters beyond the space
+(an exclusion list, a status) can still leave a probe unsettled, with the same second request
+and scan as above. Both queries of a lookup take `$probes` (a list of `{key, embedding}`),
+`$space`, `$k` and `$min_similarity`; the index query also `$candidates`; each hit is a map
+with at least `id` and `similarity`. The exact query returns one row per probe: `key` and
+its `hits`, best first. A lookup whose similarities are stored (edges between similar queries
+or tasks) also returns the hit's `embedding` when `$with_vectors` is true: `rescore=True`
+recomputes each similarity here from the two vectors at float32, the engines' vector
+precision, because FalkorDB computes cosines in float32 and Neo4j in float64, which differ in
+the seventh digit. A lookup that only ranks skips it (and the vectors on the wire).
 """
 
 from __future__ import annotations
@@ -204,14 +207,19 @@ class _Answer:
 
 
 def _answers(rows: Sequence[Row]) -> dict[str, _Answer]:
+    """Per probe key, from rows of either shape (see the module's docstring): one per
+    candidate (`similarity`, `hit`) or one per probe (`seen`, `floor`, `hits`)."""
     answers: dict[str, _Answer] = {}
     for row in rows:
         answer = answers.setdefault(str(row["key"]), _Answer())
-        answer.seen += 1
-        similarity = float(row["similarity"])
-        answer.floor = similarity if answer.floor is None else min(answer.floor, similarity)
-        if row["hit"] is not None:
-            answer.hits.append(row["hit"])
+        if "seen" in row:
+            seen, floor, hits = int(row["seen"]), float(row["floor"]), list(row["hits"])
+        else:
+            seen, floor = 1, float(row["similarity"])
+            hits = [row["hit"]] if row["hit"] is not None else []
+        answer.seen += seen
+        answer.floor = floor if answer.floor is None else min(answer.floor, floor)
+        answer.hits.extend(hits)
     return answers
 
 

@@ -1,9 +1,11 @@
 // De-duplication by embedding (paper: cosine ≥ τ_dedup): stored entities close to each new name.
-// Shared index, oversampled: a row per candidate, a hit only where the space's (nearest.py).
+// Shared index, oversampled (nearest.py): per probe, how many candidates the index gave, the
+// lowest index similarity among them, and the hits (the space's, with the exact cosine: the
+// index's vectors are quantised).
 UNWIND $probes AS probe
 CALL db.index.vector.queryNodes('entity_embedding', $candidates, probe.embedding)
 YIELD node AS e, score
 WITH probe, e, score, CASE WHEN e.space = $space THEN 2 * vector.similarity.cosine(e.embedding, probe.embedding) - 1 END AS exact
-RETURN probe.key AS key, 2 * score - 1 AS similarity,
-       CASE WHEN exact >= $min_similarity
-            THEN {id: e.id, name: e.name, similarity: exact} END AS hit
+RETURN probe.key AS key, count(*) AS seen, min(2 * score - 1) AS floor,
+       collect(CASE WHEN exact >= $min_similarity
+                    THEN {id: e.id, name: e.name, similarity: exact} END) AS hits

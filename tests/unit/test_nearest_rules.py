@@ -13,8 +13,10 @@ class ScriptedStore:
     """Answers the index query with `own` of the space's nodes among `seen` candidates (the
     share stays the same at every depth), and the exact query with the space's true top k."""
 
-    def __init__(self, share: float) -> None:
+    def __init__(self, share: float, per_probe: bool = False) -> None:
         self.share = share
+        self.per_probe = per_probe
+        """Neo4j's shape: one row per probe (seen, floor, hits), not one per candidate."""
         self.asked: list[tuple[str, int]] = []
 
     def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -27,7 +29,7 @@ class ScriptedStore:
         self.asked.append((query, candidates))
         own = int(candidates * self.share)
         # one row per candidate: the space's first (a hit each), then the other spaces'
-        return [
+        rows = [
             {
                 "key": "q",
                 "similarity": 0.8 - i / 1000,
@@ -35,10 +37,27 @@ class ScriptedStore:
             }
             for i in range(candidates)
         ]
+        if not self.per_probe:
+            return rows
+        return [
+            {
+                "key": "q",
+                "seen": len(rows),
+                "floor": min(r["similarity"] for r in rows),
+                "hits": [r["hit"] for r in rows if r["hit"] is not None],
+            }
+        ]
 
 
 def lookup(store: ScriptedStore, k: int = 10) -> list[dict[str, Any]]:
     return nearest_one(store, "conversation/search_vector", [1.0, 0.0], space="s", k=k)  # type: ignore[arg-type]
+
+
+def test_one_row_per_probe_is_read_as_one_row_per_candidate() -> None:
+    for share in (1.0, 10 / 64, 0.01):
+        streamed, grouped = ScriptedStore(share), ScriptedStore(share, per_probe=True)
+        assert lookup(grouped) == lookup(streamed)
+        assert grouped.asked == streamed.asked
 
 
 def test_a_space_that_fills_the_candidates_is_answered_by_the_index() -> None:

@@ -39,8 +39,12 @@ public final class LocalNeo4j {
         Files.readString(Path.of(require(args, "password-file")), StandardCharsets.UTF_8).strip();
     long pagecacheMb = Long.parseLong(args.getOrDefault("pagecache", "256"));
 
-    DatabaseManagementServiceBuilder builder =
-        new DatabaseManagementServiceBuilder(data)
+    DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(data);
+    if (args.containsKey("config-file")) {
+      // neo4j.conf lines (tuning the caller chooses); the settings below take precedence
+      builder.loadPropertiesFromFile(Path.of(args.get("config-file")));
+    }
+    builder
             .setConfig(GraphDatabaseSettings.auth_enabled, true)
             .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pagecacheMb))
             .setConfig(BoltConnector.enabled, true)
@@ -121,7 +125,8 @@ public final class LocalNeo4j {
         "LocalNeo4j: "
             + problem
             + "\nusage: LocalNeo4j --data DIR --port PORT --password-file FILE"
-            + " [--parent-pid PID] [--pagecache MB] [--http-port PORT [--post-connect-file FILE]]");
+            + " [--parent-pid PID] [--pagecache MB] [--config-file FILE]"
+            + " [--http-port PORT [--post-connect-file FILE]]");
     System.exit(2);
   }
 }
