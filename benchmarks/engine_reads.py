@@ -142,6 +142,14 @@ def run(
             timings.report(f"{name} {label}", len(queries))
 
 
+def neo4j_setting(text: str) -> tuple[str, str]:
+    """KEY=VALUE of --neo4j-setting."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -152,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--neo4j-setting",
         action="append",
+        type=neo4j_setting,
         default=[],
         metavar="KEY=VALUE",
         help="a neo4j.conf setting for the local Neo4j, over local_neo4j.SERVER_SETTINGS "
@@ -177,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 falkor.stop()
         if args.engine in ("both", "neo4j"):
-            overrides = dict(item.split("=", 1) for item in args.neo4j_setting)
+            overrides = dict(args.neo4j_setting)
             neo4j = LocalNeo4j(home / "neo4j", free_port(), settings=overrides)
             neo4j.start()
             try:

@@ -50,7 +50,8 @@ SERVER_SETTINGS = {
     # Lucene's merge factor for vector indexes (Neo4j's default is 50): a vector index written
     # in many small transactions keeps up to 49 segments per level, and every search walks
     # each segment's HNSW graph. At 10,000 turns ingested 2,000 at a time, a lookup of 220
-    # candidates took 9.1 ms of server time at 50 and 2.9 ms at 4 (docs/neo4j.md, "Speed").
+    # candidates took 9.1 ms of server time at 50 and 2.9 ms at 4 (docs/neo4j.md, "Few index
+    # segments").
     "internal.dbms.index.vector.standard_merge_factor": "4",
     # An internal setting may be gone from a later release; with strict validation a server
     # refuses to start on a setting it does not know, without it the setting is ignored.

@@ -45,11 +45,11 @@ public final class LocalNeo4j {
       builder.loadPropertiesFromFile(Path.of(args.get("config-file")));
     }
     builder
-            .setConfig(GraphDatabaseSettings.auth_enabled, true)
-            .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pagecacheMb))
-            .setConfig(BoltConnector.enabled, true)
-            .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
-            .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port));
+        .setConfig(GraphDatabaseSettings.auth_enabled, true)
+        .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pagecacheMb))
+        .setConfig(BoltConnector.enabled, true)
+        .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
+        .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port));
     String http = "";
     if (args.containsKey("http-port")) {
       int httpPort = Integer.parseInt(args.get("http-port"));
