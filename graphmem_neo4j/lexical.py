@@ -18,6 +18,12 @@ trajectories tell the two apart: a word its recorded actions use as an argument
 goals of one kind about different things ("put a hot tomato in the fridge" / "put a hot apple
 on the counter") then match, and two kinds worded alike ("find an animal … red box" / "find a
 plant … red box") do not.
+
+A goal with a word no stored goal has and no recorded action used as an argument may be a kind
+of task the space has not seen ("melt gallium" after many "change the state of matter of
+tin"), or only worded freely (a user's request to a tool-calling agent). The space's resolved
+tasks tell which, as they arrive: of the goals that brought a new word, how many turned out to
+be of a structure no earlier task had (`new_word_means_new_kind`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,14 @@ from .fulltext import STOPWORDS
 from .task_structure import parse_action
 
 _WORD = re.compile(r"[a-z0-9]+")
+
+MIN_GOALS = 10
+"""Goals a space needs before its word weights say anything (a stated constant, not a fitted
+one): learnt from a handful of goals, every shared word is common and every word new."""
+
+NEW_WORD_LIFT = 1.5
+"""How many times likelier than the space's average a goal with a new word must have been of a
+new kind before a new word counts as a sign of one (docs/insights.md, "New words")."""
 
 
 def terms(text: str) -> Counter[str]:
@@ -62,13 +76,34 @@ class GoalIndex:
         self._arguments: set[str] = set()
         self._vectors: dict[str, tuple[dict[str, float], float]] = {}
         """Weighted vectors and norms, valid until a goal is added (IDF moves)."""
+        self._kinds: set[str] = set()
+        self._kind_goals = 0
+        """Goals added with their kind once the space had MIN_GOALS."""
+        self._new_kinds = 0
+        """Of those, the ones whose kind no earlier goal had."""
+        self._new_word_goals = 0
+        """Of the goals counted in _kind_goals, those that brought a new word."""
+        self._new_word_new_kinds = 0
+        """Of those, the ones whose kind no earlier goal had."""
 
     def __len__(self) -> int:
         return len(self._terms)
 
-    def add(self, goal_id: str, text: str, actions: Iterable[str] = ()) -> None:
-        """Store a goal (again: replaced), and learn the argument words of its task's
-        actions."""
+    def add(
+        self, goal_id: str, text: str, actions: Iterable[str] = (), *, kind: str | None = None
+    ) -> None:
+        """Store a goal (again: replaced), and learn the argument words of its task's actions
+        and, with the `kind` of task it turned out to be (a resolved task's structure), whether
+        a new word in a goal says a new kind in this space."""
+        if kind is not None and goal_id not in self._terms and len(self) >= MIN_GOALS:
+            new_kind = kind not in self._kinds
+            self._kind_goals += 1
+            self._new_kinds += new_kind
+            if self.new_words(text):
+                self._new_word_goals += 1
+                self._new_word_new_kinds += new_kind
+        if kind is not None:
+            self._kinds.add(kind)
         self.add_arguments(actions)
         if goal_id in self._terms:
             self._df.subtract(self._terms[goal_id].keys())
@@ -89,6 +124,30 @@ class GoalIndex:
         """Store goals given as (id, text, their task's actions)."""
         for goal_id, text, actions in goals:
             self.add(goal_id, text, actions)
+
+    def new_words(self, text: str) -> set[str]:
+        """The goal's words (no stop words, no numbers) that no stored goal has and no
+        recorded action used as an argument."""
+        return {
+            w
+            for w in _WORD.findall(text.lower())
+            if w not in STOPWORDS
+            and not w.isdigit()
+            and self._df[w] == 0
+            and w not in self._arguments
+        }
+
+    def new_word_means_new_kind(self) -> bool:
+        """Whether, in this space, a new word in a goal is a sign of a new kind of task: until
+        a goal with a new word has been resolved, yes; then while such goals have been of a
+        kind no earlier goal was at least NEW_WORD_LIFT times as often as all its goals. In a
+        world of templated goals a new word names a new kind of task; in free requests most
+        goals bring one, and it says nothing."""
+        if not self._new_word_goals:
+            return True
+        rate_with_new_word = self._new_word_new_kinds * self._kind_goals
+        lift_line = NEW_WORD_LIFT * self._new_kinds * self._new_word_goals
+        return self._new_word_new_kinds > 0 and rate_with_new_word >= lift_line
 
     def idf(self, term: str) -> float:
         """ln((N + 1) / (df + 1)): 0 for a term every stored goal has."""

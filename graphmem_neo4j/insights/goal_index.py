@@ -36,9 +36,14 @@ class SpaceGoals:
                 if count < seen_count:
                     seen_rows, index = 0, GoalIndex()
                 new = store.read("insights/query_goals", {"space": space, "skip": seen_rows})
-                index.add_all(
-                    (str(r["id"]), str(r["text"]), [str(a) for a in r["actions"]]) for r in new
-                )
+                for r in new:
+                    kind = r.get("kind")
+                    index.add(
+                        str(r["id"]),
+                        str(r["text"]),
+                        [str(a) for a in r["actions"]],
+                        kind=None if kind is None else str(kind),
+                    )
                 self._cache[space] = (count, seen_rows + len(new), index)
             self._checked[space] = now
             return index

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..lexical import MIN_GOALS
 from ..nearest import nearest_one
 from ..task_similarity import KeyReader, task_key
 from .deps import Parts
@@ -25,10 +26,10 @@ from .models import (
 )
 from .parsing import check_text
 
-FLOOR_MIN_GOALS = 10
+FLOOR_MIN_GOALS = MIN_GOALS
 """Goals a space needs before RetrievalParams.min_similarity applies to the fused similarity
 (before, to the cosine). Word weights learnt from a handful of goals call every shared word
-common, so two goals worded almost alike score low (a stated constant, not a fitted one)."""
+common, so two goals worded almost alike score low."""
 
 
 def kind_is_learnt(params: RetrievalParams, reader: KeyReader, task_type: str | None) -> bool:
@@ -132,13 +133,18 @@ class Retriever:
         """Eq. 2's seeds: the nearby queries within `seed_margin` of the closest, and, when
         they are ranked by the fused similarity (the goal's text known, `lexical_weight` above
         0), at least `min_similarity` close: by the fused similarity once the space's word
-        weights are learnt from FLOOR_MIN_GOALS goals, by the cosine before."""
+        weights are learnt from FLOOR_MIN_GOALS goals, by the cosine before. A goal with a new
+        word, in a space where such goals have been new kinds more often than its goals are
+        (`GoalIndex.new_word_means_new_kind`), keeps only seeds as close as goals of one kind
+        are: `edge_min_similarity`."""
         found = within_margin(nearby, params.seed_margin)
         if text is not None and params.lexical_weight > 0:
-            learnt = len(self.goals.index(self.parts.store, space)) >= FLOOR_MIN_GOALS
-            found = [
-                q for q in found if (q.similarity if learnt else q.cosine) >= params.min_similarity
-            ]
+            index = self.goals.index(self.parts.store, space)
+            learnt = len(index) >= FLOOR_MIN_GOALS
+            floor = params.min_similarity
+            if learnt and index.new_word_means_new_kind() and index.new_words(text):
+                floor = max(floor, params.edge_min_similarity)
+            found = [q for q in found if (q.similarity if learnt else q.cosine) >= floor]
         return [SimilarQuery(q.id, q.similarity) for q in found]
 
     def nearest(

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from graphmem_neo4j.lexical import GoalIndex, argument_words, terms
+from graphmem_neo4j.lexical import MIN_GOALS, GoalIndex, argument_words, terms
 
 BOILER = "Your task is to find the object. First, focus on the thing. Then, move it to the box."
 
@@ -149,3 +149,48 @@ def test_two_stored_goals_are_compared_under_the_weights_of_now() -> None:
     assert goals.stored_similarity("a", "b") > early  # "heat" now tells kinds apart
     assert goals.stored_similarity("a", "b") == goals.stored_similarity("b", "a")
     assert goals.stored_similarity("a", "missing") == 0.0
+
+
+def test_new_words_are_those_no_goal_has_and_no_action_named() -> None:
+    goals = index({"a": "melt the tin", "b": "freeze the tin"})
+    goals.add_arguments(["focus on gallium"])
+    assert goals.new_words("boil the gallium 3 times in the pot") == {"boil", "times", "pot"}
+    assert goals.new_words("melt the tin") == set()
+
+
+def templated(kinds: int) -> GoalIndex:
+    """MIN_GOALS goals of one kind ("melt X"), then `kinds` goals each of a new kind that a new
+    word names, then twice as many of the first kind again, about things already named."""
+    goals = GoalIndex()
+    metals = [f"metal{n}" for n in range(MIN_GOALS)]
+    for n in range(MIN_GOALS):
+        goals.add(f"m{n}", f"melt {metals[n]}", [f"heat {metals[n]}"], kind="heat")
+    verbs = ["freeze", "boil", "weigh", "polish", "paint", "bend"][:kinds]
+    for verb in verbs:
+        goals.add(verb, f"{verb} {metals[0]}", [f"{verb} {metals[0]}"], kind=verb)
+    for n in range(2 * kinds):
+        goals.add(f"again{n}", f"melt {metals[n]}", [], kind="heat")
+    return goals
+
+
+def test_a_new_word_means_a_new_kind_where_the_space_has_seen_it_so() -> None:
+    assert GoalIndex().new_word_means_new_kind()  # until a goal with a new word is resolved
+    assert templated(kinds=3).new_word_means_new_kind()  # every new word came with a new kind
+
+
+def test_a_new_word_says_nothing_where_most_goals_bring_one() -> None:
+    goals = GoalIndex()
+    for n in range(MIN_GOALS + 20):
+        kind = "files" if n % 2 else "trading"
+        goals.add(f"r{n}", f"please help me with request{n} about {kind}", [], kind=kind)
+    goals.add("new", "book a flight to rome", [], kind="travel")  # new word and new kind
+    assert not goals.new_word_means_new_kind()  # 1 of 21 goals with a new word: 1 of 21 overall
+
+
+def test_goals_without_a_kind_and_goals_added_again_are_not_counted() -> None:
+    goals = templated(kinds=2)
+    before = goals.new_word_means_new_kind()
+    for n in range(30):
+        goals.add(f"failed{n}", f"unknownword{n}")  # no kind: a task that was not resolved
+    goals.add("freeze", "freeze metal0", [], kind="freeze")  # the same goal again
+    assert goals.new_word_means_new_kind() == before is True

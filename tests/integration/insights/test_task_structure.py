@@ -212,7 +212,8 @@ HEATED = (
 @pytest.mark.default_similarity
 def test_a_task_unlike_every_recorded_one_gets_no_insight(memory: GraphMemory, space: str) -> None:
     """The floor under the seeds (RetrievalParams.min_similarity) applies once the space has
-    learnt its word weights from FLOOR_MIN_GOALS goals."""
+    learnt its word weights from FLOOR_MIN_GOALS goals; a goal with words no recorded goal has
+    is held to edge_min_similarity (lexical.GoalIndex.new_word_means_new_kind)."""
     heat = ("go to countertop 1", "take {0} 1 from countertop 1", "heat {0} 1 with microwave 1")
     memory.insights.record_tasks(
         [
@@ -232,9 +233,15 @@ def test_a_task_unlike_every_recorded_one_gets_no_insight(memory: GraphMemory, s
     unfloored = memory.insights.retrieve(
         "book a flight to Paris for two adults",
         space=space,
+        params=RetrievalParams(min_similarity=0.0, edge_min_similarity=0.0),
+    )
+    assert unfloored.insights  # without the floors the nearest other kind's insights come along
+    new_words_free = memory.insights.retrieve(
+        "book a flight to Paris for two adults",
+        space=space,
         params=RetrievalParams(min_similarity=0.0),
     )
-    assert unfloored.insights  # without the floor the nearest other kind's insights come along
+    assert new_words_free.insights == ()  # its new words hold it to edge_min_similarity
     alike = memory.insights.retrieve("heat some potato in the microwave", space=space)
     assert "heat-potato" in [q.id for q in alike.queries] and alike.insights
 

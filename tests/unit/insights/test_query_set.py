@@ -74,17 +74,20 @@ def test_seeds_are_floored_by_the_fused_similarity_once_word_weights_are_learnt(
     nearby = [Nearby("a", 0.9, 0.2), Nearby("b", 0.88, 0.6), Nearby("c", 0.2, 0.9)]
     params = RetrievalParams(min_similarity=0.3, seed_margin=1.0)
     learnt, _ = retriever(goals=FLOOR_MIN_GOALS)
-    assert [q.id for q in learnt.seeds(nearby, "s", params, "a goal")] == ["a", "b"]
+    goal = find_goal("animal", "red")  # no word the space's goals lack
+    assert [q.id for q in learnt.seeds(nearby, "s", params, goal)] == ["a", "b"]
     # too few goals to weigh words by: the cosine decides
     few, _ = retriever(goals=FLOOR_MIN_GOALS - 2)
-    assert [q.id for q in few.seeds(nearby, "s", params, "a goal")] == ["b", "c"]
+    assert [q.id for q in few.seeds(nearby, "s", params, goal)] == ["b", "c"]
     # no goal text (a lookup by vector alone), or the cosine alone: no floor
     assert [q.id for q in learnt.seeds(nearby, "s", params, None)] == ["a", "b", "c"]
     cosine = RetrievalParams(min_similarity=0.3, seed_margin=1.0, lexical_weight=0.0)
-    assert [q.id for q in few.seeds(nearby, "s", cosine, "a goal")] == ["a", "b", "c"]
+    assert [q.id for q in few.seeds(nearby, "s", cosine, goal)] == ["a", "b", "c"]
     margin = RetrievalParams(min_similarity=0.3, seed_margin=0.05)
-    assert [q.id for q in learnt.seeds(nearby, "s", margin, "a goal")] == ["a", "b"]
-    assert learnt.seeds(nearby, "s", RetrievalParams(min_similarity=0.95), "goal") == []
+    assert [q.id for q in learnt.seeds(nearby, "s", margin, goal)] == ["a", "b"]
+    assert learnt.seeds(nearby, "s", RetrievalParams(min_similarity=0.95), goal) == []
+    # a word no goal of the space has, where nothing says new words are free wording
+    assert [q.id for q in learnt.seeds(nearby, "s", params, "a goal")] == ["a"]
 
 
 def test_a_seed_of_a_tight_group_stands_only_when_the_task_is_about_as_close() -> None:
@@ -110,3 +113,42 @@ def test_a_seed_of_a_tight_group_stands_only_when_the_task_is_about_as_close() -
     # a wider margin lets the farther task in
     found.rank(far, "s", RetrievalParams(seed_margin=0.1), [], None, learnt=True)
     assert store.ranked == ["animal-0", "plant-1", "animal-1"]
+
+
+class GoalsStore:
+    """A space's recorded goals only: MIN_GOALS "melt X" goals, a goal that a new word
+    ("freeze") made a new kind, and two more "melt X" goals."""
+
+    def __init__(self) -> None:
+        metals = [f"metal{n}" for n in range(FLOOR_MIN_GOALS)]
+        self.goals: list[dict[str, Any]] = [
+            {"id": f"m{n}", "text": f"melt {m}", "actions": [f"heat {m}"], "kind": "heat"}
+            for n, m in enumerate(metals)
+        ]
+        self.goals.append(
+            {"id": "f", "text": "freeze metal0", "actions": ["cool metal0"], "kind": "cool"}
+        )
+        self.goals += [
+            {"id": f"again{n}", "text": f"melt {m}", "actions": [], "kind": "heat"}
+            for n, m in enumerate(metals[:2])
+        ]
+
+    def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        assert params is not None
+        if query == "insights/structures_latest":
+            return [{"n": len(self.goals)}]
+        assert query == "insights/query_goals"
+        return self.goals[params["skip"] :]
+
+
+def test_a_new_word_holds_seeds_to_the_edge_threshold_where_it_has_meant_a_new_kind() -> None:
+    store = GoalsStore()
+    found = Retriever(ScriptedParts(store))  # type: ignore[arg-type]
+    nearby = [Nearby("close", 0.95, 0.9), Nearby("near", 0.7, 0.9)]
+    params = RetrievalParams(min_similarity=0.3, seed_margin=1.0, edge_min_similarity=0.9)
+    assert [q.id for q in found.seeds(nearby, "s", params, "boil metal3")] == ["close"]
+    assert [q.id for q in found.seeds(nearby, "s", params, "melt metal3")] == ["close", "near"]
+    # where goals with new words have not been new kinds, a new word changes nothing
+    store.goals[FLOOR_MIN_GOALS]["kind"] = "heat"
+    fresh = Retriever(ScriptedParts(store))  # type: ignore[arg-type]
+    assert [q.id for q in fresh.seeds(nearby, "s", params, "boil metal3")] == ["close", "near"]
