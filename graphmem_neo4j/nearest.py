@@ -8,23 +8,28 @@ index for more candidates than it needs and knows when it has seen enough:
 - an index query says, per probe, how many candidates the index gave, the lowest index
   similarity among them, and the hits: the candidates that are the space's and pass the
   lookup's filters, each with its exact cosine similarity (FalkorDB's index score is exact at
-  float32; Neo4j's is quantised and is recomputed from the stored vectors). FalkorDB's queries
-  return it as one row per candidate (the probe's `key`, the index's `similarity`, the `hit`
-  or null): FalkorDB copies every node and map it collects into a list, which made
-  `collect()` three times the cost of the index search itself (400 turn candidates: 19.3 ms
-  against 6.4 ms streamed). Neo4j's return one row per probe (`key`, `seen`, `floor`,
-  `hits`): the Python driver's cost is per record, and 220 turn candidates decoded as one
-  record instead of 220 took 4.0 ms instead of 6.9 at 10,000 turns on Neo4j 5.26);
+  float32; Neo4j's is quantised and is recomputed from the stored vectors). It also says how
+  many nodes the index can hold at most, `indexed`: its label's count, which both engines
+  keep (Neo4j's count store, FalkorDB's `db.meta.stats()`). FalkorDB's queries return one
+  row per candidate (the probe's `key`, the index's `similarity`, the `hit` or null) and one
+  row with no key that holds `indexed`: FalkorDB copies every node and map it collects into a
+  list, which made `collect()` three times the cost of the index search itself (400 turn
+  candidates: 19.3 ms against 6.4 ms streamed). Neo4j's return one row per probe, also for a
+  probe the index gave nothing (`key`, `indexed`, `seen`, `floor`, `hits`): the Python
+  driver's cost is per record, and 220 turn candidates decoded as one record instead of 220
+  took 4.0 ms instead of 6.9 at 10,000 turns on Neo4j 5.26;
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
-  it found), or when the index gave all the candidates asked and the lowest of them is below
-  the lookup's minimum similarity (nothing unseen can qualify);
+  it found), when the index gave as many candidates as its label has nodes (it gave all it
+  holds, none for an empty index), or when the index gave all the candidates asked and the
+  lowest of them is below the lookup's minimum similarity (nothing unseen can qualify);
 - otherwise, if the index gave all it was asked, the space's share of the candidates sets a
   second, larger request; what is still unsettled after it, or what the index could not give
   as many candidates for as asked, is answered by an exact scan of the space
   (`<query>_exact`). An HNSW graph returns fewer nodes than asked not only when the index is
   small: identical vectors in many spaces (the same texts in several tenants) make cliques the
-  search cannot leave, so a short answer is never taken as "the index ran out".
+  search cannot leave, so a short answer is taken as "the index ran out" only when it counts
+  every node of the label.
 
 So a result never silently lacks what the space holds; the index only makes it cheap.
 
@@ -48,7 +53,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,7 +127,8 @@ def nearest(
         if exact or not pending:
             break
         wire = _wire(pending.values())
-        answers = _answers(store.read(query, {**base, "probes": wire, "candidates": candidates}))
+        rows = store.read(query, {**base, "probes": wire, "candidates": candidates})
+        answers = _answers(rows, pending)
         shares: list[float] = []
         for key in list(pending):
             answer = answers.get(key)
@@ -189,37 +195,55 @@ def nearest_one(
 @dataclass
 class _Answer:
     """What the index gave for one probe: how many candidates, the lowest similarity among
-    them, and those that are hits (the space's, passing the lookup's filters)."""
+    them, those that are hits (the space's, passing the lookup's filters), and the most nodes
+    the index can hold (its label's count; None when the query does not say)."""
 
     seen: int = 0
     floor: float | None = None
     hits: list[Row] = field(default_factory=list)
+    indexed: int | None = None
 
     def settled(self, k: int, asked: int, min_similarity: float, filtered: bool = False) -> bool:
         """Whether the index's answer holds the space's top k for this probe (`filtered`: the
         index gave the space's nodes only, so a short answer is all the space holds)."""
         if len(self.hits) >= SETTLE_FACTOR * k:
             return True
+        if self.seen == self.indexed:
+            return True  # the index gave every node it can hold (none, when it is empty)
         full = self.seen >= asked
         if filtered and not full:
             return True
         return full and self.floor is not None and self.floor + FLOOR_MARGIN < min_similarity
 
 
-def _answers(rows: Sequence[Row]) -> dict[str, _Answer]:
+def _answers(rows: Sequence[Row], keys: Iterable[str] = ()) -> dict[str, _Answer]:
     """Per probe key, from rows of either shape (see the module's docstring): one per
-    candidate (`similarity`, `hit`) or one per probe (`seen`, `floor`, `hits`)."""
+    candidate (`similarity`, `hit`) or one per probe (`seen`, `floor`, `hits`), with the
+    label's count (`indexed`) on a row of its own or on each. When the count is known, each
+    of `keys` has an answer, none seen for a probe without rows."""
     answers: dict[str, _Answer] = {}
+    indexed = None
     for row in rows:
+        if row.get("indexed") is not None:
+            indexed = int(row["indexed"])
+        if row["key"] is None:
+            continue  # the row of the count alone
         answer = answers.setdefault(str(row["key"]), _Answer())
         if "seen" in row:
-            seen, floor, hits = int(row["seen"]), float(row["floor"]), list(row["hits"])
+            seen, floor, hits = int(row["seen"]), row["floor"], list(row["hits"])
         else:
-            seen, floor = 1, float(row["similarity"])
+            seen, floor = 1, row["similarity"]
             hits = [row["hit"]] if row["hit"] is not None else []
         answer.seen += seen
-        answer.floor = floor if answer.floor is None else min(answer.floor, floor)
+        if floor is not None:  # none when the index gave nothing
+            floor = float(floor)
+            answer.floor = floor if answer.floor is None else min(answer.floor, floor)
         answer.hits.extend(hits)
+    if indexed is not None:
+        for key in keys:
+            answers.setdefault(key, _Answer())
+        for answer in answers.values():
+            answer.indexed = indexed
     return answers
 
 

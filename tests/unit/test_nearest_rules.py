@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphmem_neo4j import nearest as nearest_module
-from graphmem_neo4j.nearest import nearest_one
+from graphmem_neo4j.nearest import Probe, nearest, nearest_one
 
 
 class ScriptedStore:
@@ -202,3 +202,77 @@ def test_a_filtered_index_with_nothing_of_the_space_answers_empty() -> None:
     store = FilteredStore([])
     assert nearest_one(store, "q", [1.0], space="s", k=10) == []  # type: ignore[arg-type]
     assert store.asked == ["q"]
+
+
+def per_probe(rows: list[dict[str, Any]], indexed: int) -> list[dict[str, Any]]:
+    """Neo4j's shape of the same candidates: one row for the probe, the label's count on it
+    (floor null and no hits when the index gave nothing)."""
+    return [
+        {
+            "key": "q",
+            "indexed": indexed,
+            "seen": len(rows),
+            "floor": min((r["similarity"] for r in rows), default=None),
+            "hits": [r["hit"] for r in rows if r["hit"] is not None],
+        }
+    ]
+
+
+def per_candidate(rows: list[dict[str, Any]], indexed: int) -> list[dict[str, Any]]:
+    """FalkorDB's shape: a row per candidate, then the label's count on a row with no key."""
+    count = {"key": None, "similarity": None, "hit": None, "indexed": indexed}
+    return [{**r, "indexed": None} for r in rows] + [count]
+
+
+SHAPES = (per_probe, per_candidate)
+
+
+def test_a_short_answer_of_every_indexed_node_is_settled_without_a_scan() -> None:
+    # 12 candidates where 64 were asked, and the label has 12 nodes: nothing is unseen
+    candidates = [candidate(0.9 - i / 100, i % 2 == 0) for i in range(12)]
+    for shape in SHAPES:
+        store = RowsStore(shape(candidates, 12))
+        hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+        assert store.asked == ["q"], shape.__name__
+        assert [h["id"] for h in hits] == [f"n{0.9 - i / 100}" for i in range(0, 12, 2)]
+
+
+def test_a_short_answer_below_the_label_count_is_still_scanned() -> None:
+    # 12 of 13: the one unseen (a stale entry's shadow, a clique) may be the space's best
+    candidates = [candidate(0.9 - i / 100, True) for i in range(12)]
+    for shape in SHAPES:
+        store = RowsStore(shape(candidates, 13))
+        hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+        assert store.asked == ["q", "q_exact"], shape.__name__
+        assert hits[0]["id"] == "exact0"
+
+
+def test_an_empty_index_answers_empty_without_a_scan() -> None:
+    for shape in SHAPES:
+        store = RowsStore(shape([], 0))
+        assert nearest_one(store, "q", [1.0], space="s", k=10) == [], shape.__name__  # type: ignore[arg-type]
+        assert store.asked == ["q"], shape.__name__
+
+
+def test_a_probe_the_index_gave_nothing_while_it_holds_nodes_is_scanned() -> None:
+    # FalkorDB's stale entries can shadow every live node of a probe's neighbourhood
+    for shape in SHAPES:
+        store = RowsStore(shape([], 5))
+        hits = nearest_one(store, "q", [1.0], space="s", k=10)  # type: ignore[arg-type]
+        assert store.asked == ["q", "q_exact"], shape.__name__
+        assert [h["id"] for h in hits] == ["exact0"]
+
+
+def test_the_count_settles_each_probe_of_a_batch() -> None:
+    # two probes, one row each from FalkorDB and the count row: both are settled
+    rows = [
+        {"key": key, "similarity": 0.5, "hit": {"id": key, "similarity": 0.5}, "indexed": None}
+        for key in ("a", "b")
+    ] + [{"key": None, "similarity": None, "hit": None, "indexed": 1}]
+    store = RowsStore(rows)
+    found = nearest(store, "q", [Probe("a", [1.0]), Probe("b", [0.0])], space="s", k=3)  # type: ignore[arg-type]
+    assert store.asked == ["q"]
+    assert {key: [h["id"] for h in hits] for key, hits in found.items()} == {
+        "a": ["a"],
+        "b": ["b"],
+    }

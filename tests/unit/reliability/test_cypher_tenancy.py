@@ -50,6 +50,7 @@ SOURCE_READS = {
 # The labels and types of Graphiti's schema that those queries name (Mem0's are read generically).
 SOURCE_LABELS = {"Episodic", "Saga", "Community"}
 SOURCE_TYPES = {"RELATES_TO", "HAS_EPISODE"}
+LABEL_COUNT = re.compile(r"\bCOUNT\s*\{\s*$")
 NODE = re.compile(r"(?<![\w\]])\((\w*)\s*(?::\s*(\w+))?\s*(\{[^}]*\})?\s*\)")
 STEP = re.compile(
     r"\s*<?-\s*(?:\[[^\]]*\])?\s*->?\s*\((?P<var>\w*)\s*(?::\s*\w+)?\s*(?P<props>\{[^}]*\})?\s*\)"
@@ -166,13 +167,21 @@ def _path_after(code: str, start: int) -> list[re.Match[str]]:
 def unscoped_patterns(code: str) -> list[str]:
     """The patterns of a query that reach no node scoped to $space. Relationships never join
     two spaces (every write and import MATCHes both ends in one space), so one scoped node
-    scopes its whole connected pattern."""
+    scopes its whole connected pattern. A label's count, `COUNT { (:Label) }`, reads no node
+    (the vector lookups' bound on their shared index, nearest.py)."""
     found = []
     for m in NODE.finditer(code):
         var, _, props = m.groups()
         before = code[: m.start()]
         if re.search(r"[-<>]\s*$", before):
             continue  # not the start of a pattern: its path is checked from its start
+        if (
+            LABEL_COUNT.search(before)
+            and not var
+            and not props
+            and code[m.end() :].lstrip()[:1] == "}"
+        ):
+            continue
         path = _path_after(code, m.end())
         if any(_scoped(n.group("var"), n.group("props"), code, before) for n in path):
             continue
@@ -200,6 +209,10 @@ def unscoped_patterns(code: str) -> list[str]:
         ("MATCH (n) SET n.space = $space RETURN n", ["(n)"]),
         ("MATCH (n) WHERE n.id = $id AND (n.space = $space) RETURN n", []),
         ("MATCH (n) WHERE n.id = $id\n  AND n.space = $space RETURN n", []),
+        # a label's count reads no node; a counted pattern with more to it is checked
+        ("WITH COUNT { (:Turn) } AS n RETURN n", []),
+        ("WITH COUNT { (t:Turn) WHERE t.x } AS n RETURN n", ["(t:Turn)"]),
+        ("WITH COUNT { (:Turn {id: $id}) } AS n RETURN n", ["(:Turn {id: $id})"]),
     ],
 )
 def test_the_scope_check_finds_unscoped_patterns(code: str, unscoped: list[str]) -> None:
