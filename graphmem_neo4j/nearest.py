@@ -7,17 +7,18 @@ index for more candidates than it needs and knows when it has seen enough:
 
 - an index query says, per probe, how many candidates the index gave, the lowest index
   similarity among them, and the hits: the candidates that are the space's and pass the
-  lookup's filters, each with its exact cosine similarity (FalkorDB's index score is exact at
-  float32; Neo4j's is quantised and is recomputed from the stored vectors). It also says how
-  many nodes the index can hold at most, `indexed`: its label's count, which both engines
-  keep (Neo4j's count store, FalkorDB's `db.meta.stats()`). FalkorDB's queries return one
-  row per candidate (the probe's `key`, the index's `similarity`, the `hit` or null) and one
-  row with no key that holds `indexed`: FalkorDB copies every node and map it collects into a
-  list, which made `collect()` three times the cost of the index search itself (400 turn
-  candidates: 19.3 ms against 6.4 ms streamed). Neo4j's return one row per probe, also for a
-  probe the index gave nothing (`key`, `indexed`, `seen`, `floor`, `hits`): the Python
-  driver's cost is per record, and 220 turn candidates decoded as one record instead of 220
-  took 4.0 ms instead of 6.9 at 10,000 turns on Neo4j 5.26;
+  lookup's filters, each with its exact cosine similarity (FalkorDB's index score is exact
+  at float32; Neo4j's is quantised and is recomputed from the stored vectors). Most also say
+  how many nodes the index can hold at most, `indexed` (not the turn search, docs/neo4j.md):
+  its label's count, which both engines keep (Neo4j's count store, FalkorDB's
+  `db.meta.stats()`). FalkorDB's queries return one row per candidate (the probe's `key`,
+  the index's `similarity`, the `hit` or null) and one row with no key that holds `indexed`:
+  FalkorDB copies every node and map it collects into a list, which made `collect()` three
+  times the cost of the index search itself (400 turn candidates: 19.3 ms against 6.4 ms
+  streamed). Neo4j's return one row per probe, also for a probe the index gave nothing
+  (`key`, `indexed`, `seen`, `floor`, `hits`): the Python driver's cost is per record, and
+  220 turn candidates decoded as one record instead of 220 took 4.0 ms instead of 6.9 at
+  10,000 turns on Neo4j 5.26;
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
   it found), when the index gave as many candidates as its label has nodes (it gave all it

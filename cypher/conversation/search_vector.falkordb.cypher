@@ -1,13 +1,8 @@
 // Dense search: the space's turns among the shared index's candidates (nearest.py).
-// Shared index, oversampled: a row per candidate, a hit only where the space's, and a keyless
-// row of the label's count from the graph's stats, the most the index can hold (nearest.py).
+// Shared index, oversampled: a row per candidate, a hit only where the space's (nearest.py).
 UNWIND $probes AS probe
 CALL db.idx.vector.queryNodes('Turn', 'embedding', $candidates, vecf32(probe.embedding))
 YIELD node AS t, score
 RETURN probe.key AS key, 1 - score AS similarity,
        CASE WHEN t.space = $space
-            THEN {id: t.id, session: t.session, seq: t.seq, speaker: t.speaker, text: t.text, time: t.time, similarity: 1 - score} END AS hit,
-       null AS indexed
-UNION ALL
-CALL db.meta.stats() YIELD labels
-RETURN null AS key, null AS similarity, null AS hit, coalesce(labels['Turn'], 0) AS indexed
+            THEN {id: t.id, session: t.session, seq: t.seq, speaker: t.speaker, text: t.text, time: t.time, similarity: 1 - score} END AS hit
