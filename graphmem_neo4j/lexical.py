@@ -95,14 +95,14 @@ class GoalIndex:
         """Store a goal (again: replaced), and learn the argument words of its task's actions
         and, with the `kind` of task it turned out to be (a resolved task's structure), whether
         a new word in a goal says a new kind in this space."""
-        if kind is not None and goal_id not in self._terms and len(self) >= MIN_GOALS:
-            new_kind = kind not in self._kinds
-            self._kind_goals += 1
-            self._new_kinds += new_kind
-            if self.new_words(text):
-                self._new_word_goals += 1
-                self._new_word_new_kinds += new_kind
         if kind is not None:
+            if goal_id not in self._terms and len(self) >= MIN_GOALS:
+                new_kind = kind not in self._kinds
+                self._kind_goals += 1
+                self._new_kinds += new_kind
+                if self.new_words(text):
+                    self._new_word_goals += 1
+                    self._new_word_new_kinds += new_kind
             self._kinds.add(kind)
         self.add_arguments(actions)
         if goal_id in self._terms:
