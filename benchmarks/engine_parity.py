@@ -22,8 +22,10 @@ Per engine:
   whose lists differ counts as a tie when both lists hold the same scores, rank by rank (to
   1e-6), so that only the order among equal scores differs;
 - conversation ingest turns/s on --turns synthetic turns (default embedder, loaded first);
-- hybrid search p50/p95 over that space (query embedding included, memo emptied per query);
-- recall p50/p95 over that space plus the example facts, tasks and trajectories.
+- hybrid search p50/p95 over that space (query embedding included, memo emptied per query),
+  after --warmup untimed searches;
+- recall p50/p95 over that space plus the example facts, tasks and trajectories, after
+  --warmup untimed recalls.
 Both engines use the same embedder instance, so differences are the engines'.
 """
 
@@ -181,13 +183,18 @@ def run_engine(
             print(
                 f"[{name}] ingest {len(turns)} turns: {figures['ingest']:.1f} turns/s", flush=True
             )
-            queries = synthetic_queries(args.queries)
+            queries = synthetic_queries(args.queries + args.warmup)
+            queries, warmup = queries[: args.queries], queries[args.queries :]
+            for q in warmup:
+                memory.conversation.search(q, space="scale", k=10)
             search = timed(
                 [partial(memory.conversation.search, q, space="scale", k=10) for q in queries],
                 memo,
             )
             figures["search"] = (pct(search, 0.5), pct(search, 0.95))
             add_examples(memory, "scale")
+            for q in warmup:
+                memory.recall(q, space="scale", budget_tokens=2000)
             recall = timed(
                 [partial(memory.recall, q, space="scale", budget_tokens=2000) for q in queries],
                 memo,
@@ -312,6 +319,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--turns", type=int, default=10_000, help="synthetic turns (0: no ingest/search/recall)"
     )
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=20,
+        help="untimed searches (and recalls) before the timed ones, on every engine: a "
+        "server runs warm; the first commands after a start are cli_latency.py's figure",
+    )
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--batch", type=int, default=1000, help="rows per UNWIND statement")
     parser.add_argument(

@@ -7,6 +7,8 @@ Per engine and per query file: how often it ran during the timed searches and re
 total, p50 and max as the client sees it; on Neo4j also the server's share (the driver's
 result_available_after + result_consumed_after), so the rest is the round trip and decoding.
 Both engines get the same embeddings (one cache), so differences are the engines'.
+`--compare-reads` first times Neo4j's searches and recalls with its auto-commit reads against
+managed read transactions, alternated query by query.
 """
 
 from __future__ import annotations
@@ -64,22 +66,17 @@ class Timings:
         self.local = threading.local()
         for kind in ("read", "write"):
             setattr(store, kind, self._wrap(getattr(store, kind), kind))
-        driver = getattr(store, "_driver", None)
-        if driver is not None:
-            inner = driver.execute_query
+        if hasattr(store, "observe"):  # Neo4j: the server's time, from each query's summary
 
-            def execute_query(*args: Any, **kwargs: Any) -> Any:
-                result = inner(*args, **kwargs)
+            def observe(summary: Any) -> None:
                 current = getattr(self.local, "query", None)
                 if self.on and current:
-                    summary = result[1]
                     ms = (summary.result_available_after or 0) + (
                         summary.result_consumed_after or 0
                     )
                     self.server[current].append(ms / 1000)
-                return result
 
-            driver.execute_query = execute_query
+            store.observe = observe
 
     def _wrap(self, inner: Any, kind: str) -> Any:
         def timed(query: str, params: Any = None) -> Any:
@@ -123,6 +120,8 @@ def run(
         for q in queries[:10]:  # warm-up: plans compiled, caches filled
             memory.recall(q, space="scale", budget_tokens=2000)
             memory.conversation.search(q, space="scale", k=10)
+        if args.compare_reads and hasattr(memory.store, "_managed"):
+            compare_reads(memory, synthetic_queries(args.queries), name, figures)
         timings = Timings(memory.store)
         for label, call in (
             ("search", lambda q: memory.conversation.search(q, space="scale", k=10)),
@@ -140,6 +139,37 @@ def run(
             figures.add(f"{name}: {label} p50", pct(times, 0.5), "ms")
             figures.add(f"{name}: {label} p95", pct(times, 0.95), "ms")
             timings.report(f"{name} {label}", len(queries))
+
+
+def compare_reads(memory: GraphMemory, queries: Sequence[str], name: str, figures: Figures) -> None:
+    """Neo4j's reads as the store sends them (auto-commit) against managed transactions
+    (`execute_query`: BEGIN, RUN and PULL, COMMIT), alternated query by query in one process."""
+    store: Any = memory.store
+    memo = memory.embedder
+    assert isinstance(memo, QueryMemo)
+    autocommit = store._read
+
+    def managed(text: str, values: dict[str, Any]) -> Any:
+        return store._managed(text, values, store._neo4j.RoutingControl.READ)
+
+    times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for q in queries:
+        for kind, read in (("managed", managed), ("auto-commit", autocommit)):
+            store._read = read
+            for label in ("search", "recall"):
+                memo.clear()
+                start = time.perf_counter()
+                if label == "search":
+                    memory.conversation.search(q, space="scale", k=10)
+                else:
+                    memory.recall(q, space="scale", budget_tokens=2000)
+                times[(label, kind)].append((time.perf_counter() - start) * 1000)
+    store._read = autocommit
+    for (label, kind), values in times.items():
+        p50, p95 = pct(values, 0.5), pct(values, 0.95)
+        print(f"[{name}] {label} with {kind} reads p50/p95 {p50:.1f}/{p95:.1f} ms")
+        figures.add(f"{name}: {label} with {kind} reads p50", p50, "ms")
+        figures.add(f"{name}: {label} with {kind} reads p95", p95, "ms")
 
 
 def neo4j_setting(text: str) -> tuple[str, str]:
@@ -165,6 +195,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="a neo4j.conf setting for the local Neo4j, over local_neo4j.SERVER_SETTINGS "
         "(e.g. internal.dbms.index.vector.standard_merge_factor=50, Neo4j's default)",
+    )
+    parser.add_argument(
+        "--compare-reads",
+        action="store_true",
+        help="on Neo4j, first time searches and recalls with the store's auto-commit reads "
+        "and with managed read transactions, alternated query by query",
     )
     add_json_out(parser)
     args = parser.parse_args(argv)

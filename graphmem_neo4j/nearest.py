@@ -18,7 +18,10 @@ index for more candidates than it needs and knows when it has seen enough:
   streamed). Neo4j's return one row per probe, also for a probe the index gave nothing
   (`key`, `indexed`, `seen`, `floor`, `hits`): the Python driver's cost is per record, and
   220 turn candidates decoded as one record instead of 220 took 4.0 ms instead of 6.9 at
-  10,000 turns on Neo4j 5.26;
+  10,000 turns on Neo4j 5.26. The turn search's also says how many candidates are the
+  space's (`own`) and sends back, with their exact cosines, only those whose index similarity
+  is within RERANK_MARGIN of the k-th best (the exact cosine reads each candidate's stored
+  vector, most of the query's time);
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
   it found), when the index gave as many candidates as its label has nodes (it gave all it
@@ -81,6 +84,13 @@ SHARE_MARGIN = 1.1
 FLOOR_MARGIN = 0.01
 """Neo4j's quantised index scores are within ~0.002 of the exact cosine: the floor rule keeps a
 margin so that it never settles a probe that an unseen node could still qualify for."""
+RERANK_MARGIN = 2 * FLOOR_MARGIN
+"""An index query may send back (`$rerank_margin`) only the space's candidates whose index
+similarity is within this of the k-th best index similarity among them, and say how many
+the space had (`own`). If the index is off by at most e, a true top-k node's index similarity
+is at least the k-th index similarity minus 2e (at least k nodes score that high on the index,
+so the true k-th is at most e below it, and the node at most e below the true k-th): the
+margin covers an error up to FLOOR_MARGIN, five times the largest seen."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,7 @@ def nearest(
         "k": k,
         "min_similarity": min_similarity,
         "with_vectors": rescore,
+        "rerank_margin": RERANK_MARGIN,
     }
     pending = {p.key: p for p in probes}
     found: dict[str, list[Row]] = {}
@@ -140,7 +151,7 @@ def nearest(
                 found[key] = _top(answer.hits, k)
                 del pending[key]
             elif answer is not None and answer.seen >= candidates:
-                shares.append(len(answer.hits) / candidates)
+                shares.append(answer.own / candidates)
             else:
                 shares.append(0.0)  # a short answer: only a scan is sure
         seen_share = min(shares, default=0.0)
@@ -203,11 +214,14 @@ class _Answer:
     floor: float | None = None
     hits: list[Row] = field(default_factory=list)
     indexed: int | None = None
+    own: int = 0
+    """The space's candidates that passed the filters: the hits, or more when the query sent
+    back only those within RERANK_MARGIN of the k-th."""
 
     def settled(self, k: int, asked: int, min_similarity: float, filtered: bool = False) -> bool:
         """Whether the index's answer holds the space's top k for this probe (`filtered`: the
         index gave the space's nodes only, so a short answer is all the space holds)."""
-        if len(self.hits) >= SETTLE_FACTOR * k:
+        if self.own >= SETTLE_FACTOR * k:
             return True
         if self.seen == self.indexed:
             return True  # the index gave every node it can hold (none, when it is empty)
@@ -232,10 +246,13 @@ def _answers(rows: Sequence[Row], keys: Iterable[str] = ()) -> dict[str, _Answer
         answer = answers.setdefault(str(row["key"]), _Answer())
         if "seen" in row:
             seen, floor, hits = int(row["seen"]), row["floor"], list(row["hits"])
+            own = int(row["own"]) if row.get("own") is not None else len(hits)
         else:
             seen, floor = 1, row["similarity"]
             hits = [row["hit"]] if row["hit"] is not None else []
+            own = len(hits)
         answer.seen += seen
+        answer.own += own
         if floor is not None:  # none when the index gave nothing
             floor = float(floor)
             answer.floor = floor if answer.floor is None else min(answer.floor, floor)

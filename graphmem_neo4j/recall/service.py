@@ -119,11 +119,22 @@ class RecallService:
         line labelled with its layer, node label, id, score and why it was chosen."""
         query = check_request(query, budget_tokens)
         wanted = check_layers(layers)
+        # The experience layer's vocabulary is read while the space is checked, not after.
+        vocabulary = (
+            self._executor().submit(self.layers.experience.vocabulary, space)
+            if "experience" in wanted
+            else None
+        )
         with self.parts.space_checked(space):
-            return self._recall(query, space, budget_tokens, wanted)
+            return self._recall(query, space, budget_tokens, wanted, vocabulary)
 
     def _recall(
-        self, query: str, space: str, budget_tokens: int, wanted: tuple[Layer, ...]
+        self,
+        query: str,
+        space: str,
+        budget_tokens: int,
+        wanted: tuple[Layer, ...],
+        vocabulary_read: Future[list[str]] | None,
     ) -> RecallResult:
         parts, services = self.parts, self.layers
         parts.ensure_embedder_matches()
@@ -138,8 +149,8 @@ class RecallService:
         if "conversation" in wanted:
             texts += services.conversation.query_texts(query)
         vocabulary: list[str] = []
-        if "experience" in wanted:
-            vocabulary = services.experience.vocabulary(space)
+        if vocabulary_read is not None:
+            vocabulary = vocabulary_read.result()
             texts += services.experience.query_texts(query, vocabulary=vocabulary)
         memo = parts.embedder
         embed_now = memo.reserve(texts) if isinstance(memo, QueryMemo) else None

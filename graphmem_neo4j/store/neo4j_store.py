@@ -7,8 +7,10 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from neo4j.graph import Node, Path, Relationship
 
 from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
 from ..queries import Dialect, explained, load_query, queries_for, vector_index_queries
@@ -75,6 +77,8 @@ class Neo4jStore(BatchingMixin):
         # One bookmark manager for the store: a read follows every write this store made, on
         # whichever cluster member it is routed to (read-your-writes on Aura and clusters).
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        self.observe: Callable[[Any], None] | None = None
+        """Called with the driver's summary of every query (server timings), when set."""
         self.server_search = has_vector_search(self.server_info()["agent"])
         """Whether the server has Cypher 25's vector SEARCH with in-index filters."""
         self.unfiltered_vector_indexes = self._unfiltered() if self.server_search else []
@@ -110,27 +114,52 @@ class Neo4jStore(BatchingMixin):
         text = load_query(query, self.dialect, search=self.vector_space_filter)
         values = dict(params or {})
         check_params(values, self.dialect)
-        routing = self._neo4j.RoutingControl.READ if read_only else self._neo4j.RoutingControl.WRITE
         try:
-            # A managed transaction: transient errors (leader switch, deadlock) are retried.
-            records, _, _ = self._driver.execute_query(
-                text,
-                values,
-                database_=self.database,
-                routing_=routing,
-                bookmark_manager_=self._bookmarks,
-            )
+            records = self._read(text, values) if read_only else self._write(text, values)
         except Exception as e:
             err = self._wrap(e)
             if isinstance(err, QueryError):
                 hint = _NO_FILTER_HINT if _NO_FILTER in str(err) else ""
                 raise QueryError(f"query {query}: {err}{hint}") from e
             raise err from e
-        rows: list[Row] = []
-        for record in records:
-            items = record.items()  # type: ignore[no-untyped-call]
-            rows.append({key: _plain(value) for key, value in items})
-        return rows
+        return [{key: _plain(value) for key, value in record.items()} for record in records]
+
+    def _read(self, text: str, values: dict[str, Any]) -> list[Any]:
+        # An auto-commit transaction: RUN and PULL in one round trip, where a managed one also
+        # sends BEGIN and waits for COMMIT. A read is safe to repeat, so an error the driver
+        # calls retryable (a cluster member going away) is retried once as a managed
+        # transaction, which retries on its own.
+        try:
+            with self._driver.session(
+                database=self.database,
+                bookmark_manager=self._bookmarks,
+                default_access_mode=self._neo4j.READ_ACCESS,
+            ) as session:
+                result = session.run(text, values)
+                records = list(result)
+                if self.observe is not None:
+                    self.observe(result.consume())
+                return records
+        except (self._errors.Neo4jError, self._errors.DriverError) as e:
+            if not e.is_retryable():
+                raise
+        return self._managed(text, values, self._neo4j.RoutingControl.READ)
+
+    def _write(self, text: str, values: dict[str, Any]) -> list[Any]:
+        return self._managed(text, values, self._neo4j.RoutingControl.WRITE)
+
+    def _managed(self, text: str, values: dict[str, Any], routing: Any) -> list[Any]:
+        # A managed transaction: transient errors (leader switch, deadlock) are retried.
+        records, summary, _ = self._driver.execute_query(
+            text,
+            values,
+            database_=self.database,
+            routing_=routing,
+            bookmark_manager_=self._bookmarks,
+        )
+        if self.observe is not None:
+            self.observe(summary)
+        return list(records)
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         return self._run(query, params, read_only=True)
@@ -266,16 +295,18 @@ def _plain(value: Any) -> Any:
     """Driver values as plain Python: nodes and relationships become their property dicts (as
     on FalkorDB; `Record.data()` would turn a relationship into a tuple), paths a list of
     them. Queries should return values anyway."""
-    from neo4j.graph import Node, Path, Relationship
-
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list):
+        if all(isinstance(v, float) for v in value):  # a vector: nothing to convert
+            return value
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, Node | Relationship):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, Path):
         return [_plain(n) for n in value.nodes]
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
     return value
 
 

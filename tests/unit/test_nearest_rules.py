@@ -13,10 +13,13 @@ class ScriptedStore:
     """Answers the index query with `own` of the space's nodes among `seen` candidates (the
     share stays the same at every depth), and the exact query with the space's true top k."""
 
-    def __init__(self, share: float, per_probe: bool = False) -> None:
+    def __init__(self, share: float, per_probe: bool = False, send: int | None = None) -> None:
         self.share = share
         self.per_probe = per_probe
         """Neo4j's shape: one row per probe (seen, floor, hits), not one per candidate."""
+        self.send = send
+        """Per probe, send back only the best `send` hits and say how many there were (`own`),
+        as Neo4j's turn search does."""
         self.asked: list[tuple[str, int]] = []
 
     def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -39,14 +42,11 @@ class ScriptedStore:
         ]
         if not self.per_probe:
             return rows
-        return [
-            {
-                "key": "q",
-                "seen": len(rows),
-                "floor": min(r["similarity"] for r in rows),
-                "hits": [r["hit"] for r in rows if r["hit"] is not None],
-            }
-        ]
+        hits = [r["hit"] for r in rows if r["hit"] is not None]
+        row = {"key": "q", "seen": len(rows), "floor": min(r["similarity"] for r in rows)}
+        if self.send is not None:
+            row["own"], hits = len(hits), hits[: self.send]
+        return [{**row, "hits": hits}]
 
 
 def lookup(store: ScriptedStore, k: int = 10) -> list[dict[str, Any]]:
@@ -58,6 +58,16 @@ def test_one_row_per_probe_is_read_as_one_row_per_candidate() -> None:
         streamed, grouped = ScriptedStore(share), ScriptedStore(share, per_probe=True)
         assert lookup(grouped) == lookup(streamed)
         assert grouped.asked == streamed.asked
+
+
+def test_an_answer_that_sends_only_the_best_hits_is_judged_by_how_many_the_space_had() -> None:
+    """Neo4j's turn search sends back only the space's candidates near its k-th best, and
+    `own`, how many it had: settling and the size of a second request follow `own`."""
+    for share in (1.0, 20 / 64, 10 / 64, 0.01):
+        full = ScriptedStore(share, per_probe=True)
+        cut = ScriptedStore(share, per_probe=True, send=12)
+        assert lookup(cut) == lookup(full)
+        assert cut.asked == full.asked
 
 
 def test_a_space_that_fills_the_candidates_is_answered_by_the_index() -> None:

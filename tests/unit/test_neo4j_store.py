@@ -1,6 +1,7 @@
-"""Neo4jStore against a fake driver: which session, access mode and transaction function each
-call uses, which query text and parameters reach the driver, and how driver errors become
-graphmem errors. The live behaviour is covered by the `neo4j`-marked integration tests."""
+"""Neo4jStore against a fake driver: which session, access mode and transaction kind each
+call uses (reads auto-commit, writes managed), which query text and parameters reach the
+driver, and how driver errors become graphmem errors. The live behaviour is covered by the
+`neo4j`-marked integration tests."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ class FakeRecord:
         return list(self._data.items())
 
 
+class FakeResult(list[FakeRecord]):
+    def consume(self) -> None:
+        return None
+
+
 @dataclass
 class FakeDriver:
     uri: str
@@ -36,6 +42,29 @@ class FakeDriver:
     calls: list[tuple[str, str, Any, Any]] = field(default_factory=list)
     closed: bool = False
     agent: str = "Neo4j/5.26.30"
+    read_errors: list[Exception] = field(default_factory=list)
+    """Raised, in order, by the next auto-commit runs (then `query_error`, if set)."""
+
+    def session(self, *, database: str, bookmark_manager: Any, default_access_mode: str) -> Any:
+        driver = self
+
+        class FakeSession:
+            def __enter__(self) -> FakeSession:
+                return self
+
+            def __exit__(self, *_: object) -> None:
+                return None
+
+            def run(self, text: str, params: dict[str, Any]) -> FakeResult:
+                driver.calls.append(("run", database, default_access_mode, bookmark_manager))
+                driver.runs.append((text, params))
+                if driver.read_errors:
+                    raise driver.read_errors.pop(0)
+                if driver.query_error is not None:
+                    raise driver.query_error
+                return FakeResult([FakeRecord(row) for row in driver.rows])
+
+        return FakeSession()
 
     def verify_connectivity(self) -> None:
         if self.connect_error is not None:
@@ -84,33 +113,57 @@ def open_store(uri: str = "neo4j://db.example:7687", password: str | None = "pw"
 
 
 def test_reads_are_routed_to_readers_in_the_named_database(fake_driver: dict[str, Any]) -> None:
+    """A read is one auto-commit run in a read session of the named database."""
     store = open_store()
     driver = fake_driver["made"][0]
     driver.rows = [{"label": "Turn", "n": 3}]
     rows = store.read("core/count_labels", {"space": "demo"})
     assert rows == [{"label": "Turn", "n": 3}]
-    assert [call[:3] for call in driver.calls] == [
-        ("execute_query", "memory", neo4j.RoutingControl.READ)
-    ]
+    assert [call[:3] for call in driver.calls] == [("run", "memory", neo4j.READ_ACCESS)]
     text, params = driver.runs[0]
     assert text == load_query("core/count_labels", "neo4j")
     assert params == {"space": "demo"}
 
 
 def test_writes_go_to_the_leader_and_reads_follow_them(fake_driver: dict[str, Any]) -> None:
-    """Writes are routed to the leader; every call shares one bookmark manager, so a read
-    after a write waits for it on any cluster member (read-your-writes)."""
+    """Writes are managed transactions routed to the leader; every call shares one bookmark
+    manager, so a read after a write waits for it on any cluster member (read-your-writes)."""
     store = open_store()
     driver = fake_driver["made"][0]
     store.write("core/ensure_space", {"space": "demo", "now": 1})
     store.read("core/get_space", {"space": "demo"})
-    (_, db, write_routing, write_bookmarks), (_, _, read_routing, read_bookmarks) = driver.calls
-    assert (db, write_routing, read_routing) == (
+    (kind, db, write_routing, write_bookmarks), (_, _, read_mode, read_bookmarks) = driver.calls
+    assert (kind, db, write_routing, read_mode) == (
+        "execute_query",
         "memory",
         neo4j.RoutingControl.WRITE,
-        neo4j.RoutingControl.READ,
+        neo4j.READ_ACCESS,
     )
     assert write_bookmarks is read_bookmarks is not None
+
+
+def test_a_read_the_driver_may_retry_is_retried_as_a_managed_transaction(
+    fake_driver: dict[str, Any],
+) -> None:
+    """A read that fails with a retryable error (a cluster member gone) is sent again as a
+    managed read, which the driver retries; a read the server refuses is not sent again."""
+    store = open_store()
+    driver = fake_driver["made"][0]
+    driver.rows = [{"n": 1}]
+    driver.read_errors = [errs.SessionExpired("member gone")]
+    assert store.read("core/get_space", {"space": "demo"}) == [{"n": 1}]
+    assert [call[0] for call in driver.calls] == ["run", "execute_query"]
+    assert driver.calls[1][2] == neo4j.RoutingControl.READ
+
+    driver.calls.clear()
+    driver.read_errors = [
+        errs.Neo4jError._hydrate_neo4j(
+            code="Neo.ClientError.Statement.SyntaxError", message="Invalid input"
+        )
+    ]
+    with pytest.raises(QueryError):
+        store.read("core/get_space", {"space": "demo"})
+    assert [call[0] for call in driver.calls] == ["run"]
 
 
 def test_the_neo4j_variant_of_a_query_is_sent(fake_driver: dict[str, Any]) -> None:

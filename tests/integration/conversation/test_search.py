@@ -152,12 +152,12 @@ def test_the_ann_index_path_agrees_with_the_exact_scan(loaded: GraphMemory, spac
     assert ann.search("What did Maya adopt?", space=space, k=10).hits
 
 
-def test_the_turn_index_size_is_read_only_for_a_space_too_big_to_scan(
+def test_the_turn_index_size_sizes_the_request_of_a_space_too_big_to_scan(
     loaded: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A small space is scanned exactly and its hybrid search reads no index size; past the
-    scan limit the size sets how many candidates a shared index is asked for (the space's
-    share)."""
+    """A small space is scanned exactly; past the scan limit the size of the shared turn index
+    (read beside the space's facts) sets how many candidates the index is asked for (the
+    space's share)."""
     used: list[tuple[str, object]] = []
     read = loaded.store.read
 
@@ -167,8 +167,8 @@ def test_the_turn_index_size_is_read_only_for_a_space_too_big_to_scan(
 
     monkeypatch.setattr(loaded.store, "read", spy)
     loaded.conversation.search("What did Maya adopt?", space=space, k=5)
-    assert "conversation/indexed_turns" not in [q for q, _ in used]
     assert "conversation/search_vector_exact" in [q for q, _ in used]
+    assert "conversation/search_vector" not in [q for q, _ in used]
 
     used.clear()
     big = ConversationService(loaded, replace(ConversationConfig(), exact_scan_turns=0))
