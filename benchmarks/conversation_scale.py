@@ -66,11 +66,17 @@ class ReusingEmbedder:
 def floor_times(store: Any, embedder: Any, queries: Sequence[str], space: str) -> list[float]:
     """Per query: embed it, then one query on the turn vector index, the first (and, in a
     one-space graph, only) request `vector` mode's nearest-neighbour lookup makes for k = 10."""
-    from graphmem_neo4j.nearest import FIRST_CANDIDATES
+    from graphmem_neo4j.nearest import FIRST_CANDIDATES, RERANK_MARGIN
 
     def knn(query: str) -> None:
         probe = {"key": "q", "embedding": embedder.embed([query])[0]}
-        params = {"space": space, "k": 10, "min_similarity": -1.0, "probes": [probe]}
+        params = {
+            "space": space,
+            "k": 10,
+            "min_similarity": -1.0,
+            "rerank_margin": RERANK_MARGIN,
+            "probes": [probe],
+        }
         store.read("conversation/search_vector", {**params, "candidates": FIRST_CANDIDATES})
 
     knn(queries[0])

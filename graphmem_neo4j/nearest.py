@@ -44,7 +44,8 @@ more exact when it looks deeper; the exact cosine reranks them), and a short ans
 means the space holds no more (it is settled, never scanned). Only filters beyond the space
 (an exclusion list, a status) can still leave a probe unsettled, with the same second request
 and scan as above. Both queries of a lookup take `$probes` (a list of `{key, embedding}`),
-`$space`, `$k` and `$min_similarity`; the index query also `$candidates`; each hit is a map
+`$space`, `$k` and `$min_similarity`; the index query also `$candidates` and
+`$rerank_margin`; each hit is a map
 with at least `id` and `similarity`. The exact query returns one row per probe: `key` and
 its `hits`, best first. A lookup whose similarities are stored (edges between similar queries
 or tasks) also returns the hit's `embedding` when `$with_vectors` is true: `rescore=True`

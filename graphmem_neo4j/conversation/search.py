@@ -175,7 +175,8 @@ class Searcher:
         return query_prefix(self.parts.embedder.name) + query
 
     def indexed_turns(self) -> int:
-        return int(self.parts.store.read("conversation/indexed_turns")[0]["turns"])
+        rows = self.parts.store.read("conversation/indexed_turns")
+        return int(rows[0]["turns"]) if rows else 0  # FalkorDB: no row before any Turn exists
 
     def _scans(self, facts: SpaceFacts) -> bool:
         """Whether the dense source scans the space exactly instead of asking the index."""
