@@ -8,12 +8,15 @@ total, p50 and max as the client sees it; on Neo4j also the server's share (the 
 result_available_after + result_consumed_after), so the rest is the round trip and decoding.
 Both engines get the same embeddings (one cache), so differences are the engines'.
 `--compare-reads` first times Neo4j's searches and recalls with its auto-commit reads against
-managed read transactions, alternated query by query.
+managed read transactions, alternated query by query. `--rounds N` instead runs N rounds of
+a search and a recall per question and prints each round's latencies and the CPU time the
+server process and this one spent per pair (Linux): how a fresh JVM warms up.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import threading
@@ -106,7 +109,12 @@ class Timings:
 
 
 def run(
-    name: str, settings: Settings, embedder: Any, args: argparse.Namespace, figures: Figures
+    name: str,
+    settings: Settings,
+    embedder: Any,
+    args: argparse.Namespace,
+    figures: Figures,
+    server_pid: int | None,
 ) -> None:
     with GraphMemory(settings, embedder=embedder) as memory:
         memo = memory.embedder
@@ -120,6 +128,9 @@ def run(
         for q in queries[:10]:  # warm-up: plans compiled, caches filled
             memory.recall(q, space="scale", budget_tokens=2000)
             memory.conversation.search(q, space="scale", k=10)
+        if args.rounds:
+            rounds(memory, queries, name, server_pid, args.rounds, figures)
+            return
         if args.compare_reads and hasattr(memory.store, "_managed"):
             compare_reads(memory, synthetic_queries(args.queries), name, figures)
         timings = Timings(memory.store)
@@ -139,6 +150,55 @@ def run(
             figures.add(f"{name}: {label} p50", pct(times, 0.5), "ms")
             figures.add(f"{name}: {label} p95", pct(times, 0.95), "ms")
             timings.report(f"{name} {label}", len(queries))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rounds(
+    memory: GraphMemory,
+    queries: Sequence[str],
+    name: str,
+    server_pid: int | None,
+    count: int,
+    figures: Figures,
+) -> None:
+    """`count` rounds of a search and a recall per query: per round the latencies and the CPU
+    time the server process and this one spent per pair. A JVM compiles its hot code over its
+    first several hundred queries, so Neo4j's figures fall from round to round."""
+    memo = memory.embedder
+    assert isinstance(memo, QueryMemo)
+    for number in range(1, count + 1):
+        server_before = cpu_seconds(server_pid) if server_pid else 0.0
+        client_before = cpu_seconds(os.getpid())
+        times: dict[str, list[float]] = {"search": [], "recall": []}
+        for q in queries:
+            for label in times:
+                memo.clear()
+                start = time.perf_counter()
+                if label == "search":
+                    memory.conversation.search(q, space="scale", k=10)
+                else:
+                    memory.recall(q, space="scale", budget_tokens=2000)
+                times[label].append((time.perf_counter() - start) * 1000)
+        server = (cpu_seconds(server_pid) - server_before) if server_pid else float("nan")
+        client = cpu_seconds(os.getpid()) - client_before
+        per_pair = 1000 / len(queries)
+        print(
+            f"[{name}] round {number}: search p50/p95 {pct(times['search'], 0.5):.1f}/"
+            f"{pct(times['search'], 0.95):.1f} ms, recall p50/p95 "
+            f"{pct(times['recall'], 0.5):.1f}/{pct(times['recall'], 0.95):.1f} ms; CPU per "
+            f"search and recall: server {server * per_pair:.1f} ms, client "
+            f"{client * per_pair:.1f} ms",
+            flush=True,
+        )
+        for label, values in times.items():
+            figures.add(f"{name}: round {number} {label} p95", pct(values, 0.95), "ms")
+        figures.add(f"{name}: round {number} server CPU per pair", server * per_pair, "ms")
+        figures.add(f"{name}: round {number} client CPU per pair", client * per_pair, "ms")
 
 
 def compare_reads(memory: GraphMemory, queries: Sequence[str], name: str, figures: Figures) -> None:
@@ -202,6 +262,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="on Neo4j, first time searches and recalls with the store's auto-commit reads "
         "and with managed read transactions, alternated query by query",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="instead of the per-query report: this many rounds of a search and a recall per "
+        "question, each round's latencies and the CPU the server and this process spent",
+    )
     add_json_out(parser)
     args = parser.parse_args(argv)
     figures = Figures("engine_reads")
@@ -218,6 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     embedder,
                     args,
                     figures,
+                    falkor.status().pid,
                 )
             finally:
                 falkor.stop()
@@ -227,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             neo4j.start()
             try:
                 settings = Settings(uri=neo4j.uri, password=neo4j.password())
-                run("neo4j", settings, embedder, args, figures)
+                run("neo4j", settings, embedder, args, figures, neo4j.status().pid)
             finally:
                 neo4j.stop()
     figures.write(args.json_out)
