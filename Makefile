@@ -195,7 +195,7 @@ integration: setup migrate-venvs
 # Each script writes its figures to benchmarks/results/<name>.json; bench-report renders the page.
 BENCHMARKS := foundation conversation_scale locomo conversation_forgetting facts_conflicts \
 	facts_locality insights_ablation insights_retrieval experience_matching experience_memory \
-	recall_locomo recall_scale batch_ingest soak_crash
+	recall_locomo recall_scale batch_ingest soak_crash ranker_cv
 bench: setup
 	set -e; for b in $(BENCHMARKS); do echo "== benchmarks/$$b.py"; \
 		$(BIN)/python benchmarks/$$b.py --json-out benchmarks/results/$$b.json; done

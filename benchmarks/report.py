@@ -93,6 +93,7 @@ COMMANDS: dict[str, str] = {
     "cli_latency": "python benchmarks/cli_latency.py --runs 10",
     "embedders": "python benchmarks/embedders.py",
     "fusion_cv": "python benchmarks/fusion_cv.py --second ~/.graphmem/models/bge-small-en-v1.5",
+    "ranker_cv": "python benchmarks/ranker_cv.py",
     "conversation_scale": "python benchmarks/conversation_scale.py --turns 10000",
     "locomo": "python benchmarks/locomo.py --modes hybrid --no-baselines --ablation --cv --cv-core",
     "conversation_forgetting": "python benchmarks/conversation_forgetting.py",
