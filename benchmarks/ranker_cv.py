@@ -50,8 +50,15 @@ SESSION_FEATURES = 4
 BM25 scores, how many candidates) and the candidate's dense × BM25 score."""
 
 
-def features(kept: Kept) -> tuple[list[str], np.ndarray]:
-    """The candidates of one question (ids) and one feature row each."""
+def session_width(second: bool) -> int:
+    """How many last columns describe the candidate's session (and dense × BM25)."""
+    return SESSION_FEATURES + (1 if second else 0)
+
+
+def features(kept: Kept, second: bool = False) -> tuple[list[str], np.ndarray]:
+    """The candidates of one question (ids) and one feature row each; with `second`, also
+    the second model's dense list (its candidates, scores and ranks, the neighbours' and the
+    session's best)."""
     inputs = kept.inputs
     dense, lexical = inputs["dense"], inputs["lexical"]
     top = max((s for _, s in dense), default=0.0)
@@ -67,6 +74,17 @@ def features(kept: Kept) -> tuple[list[str], np.ndarray]:
     for rank, (c, s) in enumerate(lexical):
         pool[c.id], lex_rank[c.id] = c, rank
         lex[c.id] = s / best_lexical if best_lexical > 0 else 0.0
+    other = kept.second if second else []
+    other_cosine: dict[str, float] = {}
+    other_rank: dict[str, int] = {}
+    for rank, (c, s) in enumerate(other):
+        pool[c.id], other_cosine[c.id], other_rank[c.id] = c, s, rank
+    other_top = max(other_cosine.values(), default=0.0)
+    other_floor = min(other_cosine.values(), default=0.0)
+    other_relative = {
+        i: (s - other_floor) / (other_top - other_floor) if other_top > other_floor else 0.0
+        for i, s in other_cosine.items()
+    }
     relative = {i: (s - floor) / (top - floor) if top > floor else 0.0 for i, s in cosine.items()}
     at = {(c.session, c.seq): c.id for c in pool.values()}
     speakers = {name_key(s) for s in inputs.get("speakers", ())}
@@ -75,7 +93,9 @@ def features(kept: Kept) -> tuple[list[str], np.ndarray]:
     session_dense: dict[str, float] = defaultdict(float)
     session_lexical: dict[str, float] = defaultdict(float)
     session_count: dict[str, int] = defaultdict(int)
+    session_other: dict[str, float] = defaultdict(float)
     for i, c in pool.items():
+        session_other[c.session] = max(session_other[c.session], other_relative.get(i, 0.0))
         session_dense[c.session] = max(session_dense[c.session], relative.get(i, 0.0))
         session_lexical[c.session] = max(session_lexical[c.session], lex.get(i, 0.0))
         session_count[c.session] += 1
@@ -83,6 +103,18 @@ def features(kept: Kept) -> tuple[list[str], np.ndarray]:
     for i, c in pool.items():
         before = at.get((c.session, c.seq - 1), "")
         after = at.get((c.session, c.seq + 1), "")
+        extra = (
+            [
+                other_cosine.get(i, other_floor),
+                other_relative.get(i, 0.0),
+                float(i in other_cosine),
+                math.log1p(other_rank.get(i, ABSENT_RANK)),
+                other_relative.get(before, 0.0),
+                other_relative.get(after, 0.0),
+            ]
+            if second
+            else []
+        )
         rows.append(
             [
                 cosine.get(i, floor),
@@ -102,6 +134,8 @@ def features(kept: Kept) -> tuple[list[str], np.ndarray]:
                 float(c.text.rstrip().endswith("?")),
                 float(c.time is not None and any(r.contains(c.time) for r in ranges)),
                 float(i in dated),
+                *extra,
+                *([session_other[c.session]] if second else []),
                 session_dense[c.session],
                 session_lexical[c.session],
                 math.log1p(session_count[c.session]),
@@ -144,10 +178,16 @@ Table = list[tuple[list[str], np.ndarray]]
 
 
 def held_out(
-    kept: Sequence[Kept], table: Table, train: set[str], test: set[str], make: Any, session: bool
+    kept: Sequence[Kept],
+    table: Table,
+    train: set[str],
+    test: set[str],
+    make: Any,
+    drop: int = 0,
 ) -> dict[int, float]:
-    """R@10 of each `test` question, ranked by a classifier fitted on the `train` spaces."""
-    columns = slice(None) if session else slice(0, -SESSION_FEATURES)
+    """R@10 of each `test` question, ranked by a classifier fitted on the `train` spaces
+    without the last `drop` feature columns."""
+    columns = slice(0, -drop) if drop else slice(None)
     x, y = [], []
     for k, (ids, rows) in zip(kept, table, strict=True):
         if k.space in train:
@@ -173,9 +213,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, help="keep the collected candidate lists in this file"
     )
+    parser.add_argument(
+        "--second",
+        type=Path,
+        help="a second model's directory (e.g. ~/.graphmem/models/bge-small-en-v1.5): its dense "
+        "list over the same turns joins the candidates and the features",
+    )
     add_json_out(parser)
     args = parser.parse_args(argv)
-    figures = Figures("ranker_cv")
+    figures = Figures("ranker_cv_second" if args.second else "ranker_cv")
 
     from graphmem_neo4j.embedder import NumpyEmbedder
 
@@ -185,11 +231,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         kept = pickle.loads(args.cache.read_bytes())
     else:
         model = NumpyEmbedder()
-        kept = collect(groups, load_questions(args.data), model, model)
+        other = NumpyEmbedder(str(args.second)) if args.second else model
+        kept = collect(groups, load_questions(args.data), model, other)
         if args.cache is not None:
             args.cache.write_bytes(pickle.dumps(kept))
     spaces = [s for s, _ in groups]
-    table = [features(k) for k in kept]
+    second = args.second is not None
+    table = [features(k, second) for k in kept]
     fusion = [
         recall([h.turn_id for h in fuse(**{**k.inputs, "k": 10})], k.evidence, 10) for k in kept
     ]
@@ -205,11 +253,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             inner_scores: list[float] = []
             for test in inner:
                 train = {s for s in inner if s != test}
-                inner_scores += held_out(kept, table, train, {test}, make, session).values()
+                drop = 0 if session else session_width(second)
+                inner_scores += held_out(kept, table, train, {test}, make, drop).values()
             scores[(name, session)] = statistics.fmean(inner_scores)
         chosen = max(scores, key=lambda key: scores[key])
         label = f"{chosen[0]}{', session features' if chosen[1] else ''}"
-        for n, r in held_out(kept, table, set(inner), {space}, systems[chosen], chosen[1]).items():
+        drop = 0 if chosen[1] else session_width(second)
+        for n, r in held_out(kept, table, set(inner), {space}, systems[chosen], drop).items():
             learned[n] = r
         mine = [i for i, k in enumerate(kept) if k.space == space]
         ranked = statistics.fmean(learned[i] for i in mine)

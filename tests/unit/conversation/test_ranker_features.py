@@ -71,6 +71,6 @@ def test_a_fold_scores_only_its_held_out_questions_with_a_model_fitted_on_the_ot
             p = x[:, 11]  # speaker named: ranks Maya's a1 first
             return np.stack([1 - p, p], axis=1)
 
-    scores = ranker.held_out(questions, table, {"c1", "c2"}, {"c3"}, Recorder, True)
+    scores = ranker.held_out(questions, table, {"c1", "c2"}, {"c3"}, Recorder)
     assert fitted == [12]  # three candidates for each of the four training questions
     assert scores == {4: 1.0}
