@@ -117,8 +117,6 @@ def run(
     server_pid: int | None,
 ) -> None:
     with GraphMemory(settings, embedder=embedder) as memory:
-        memo = memory.embedder
-        assert isinstance(memo, QueryMemo)
         memory.init()
         turns = synthetic_turns(args.turns)
         for i in range(0, len(turns), 2000):
@@ -134,22 +132,31 @@ def run(
         if args.compare_reads and hasattr(memory.store, "_managed"):
             compare_reads(memory, synthetic_queries(args.queries), name, figures)
         timings = Timings(memory.store)
-        for label, call in (
-            ("search", lambda q: memory.conversation.search(q, space="scale", k=10)),
-            ("recall", lambda q: memory.recall(q, space="scale", budget_tokens=2000)),
-        ):
-            times = []
+        for label in LABELS:
             timings.on = True
-            for q in queries:
-                memo.clear()
-                start = time.perf_counter()
-                call(q)
-                times.append((time.perf_counter() - start) * 1000)
+            times = [timed(memory, label, q) for q in queries]
             timings.on = False
             print(f"[{name}] {label} p50/p95 {pct(times, 0.5):.1f}/{pct(times, 0.95):.1f} ms")
             figures.add(f"{name}: {label} p50", pct(times, 0.5), "ms")
             figures.add(f"{name}: {label} p95", pct(times, 0.95), "ms")
             timings.report(f"{name} {label}", len(queries))
+
+
+LABELS = ("search", "recall")
+
+
+def timed(memory: GraphMemory, label: str, question: str) -> float:
+    """One hybrid search or recall of `question` over the synthetic space, in ms, with the
+    query memo emptied first (the embedder's own cache still answers)."""
+    memo = memory.embedder
+    assert isinstance(memo, QueryMemo)
+    memo.clear()
+    start = time.perf_counter()
+    if label == "search":
+        memory.conversation.search(question, space="scale", k=10)
+    else:
+        memory.recall(question, space="scale", budget_tokens=2000)
+    return (time.perf_counter() - start) * 1000
 
 
 def cpu_seconds(pid: int) -> float:
@@ -168,22 +175,15 @@ def rounds(
 ) -> None:
     """`count` rounds of a search and a recall per query: per round the latencies and the CPU
     time the server process and this one spent per pair. A JVM compiles its hot code over its
-    first several hundred queries, so Neo4j's figures fall from round to round."""
-    memo = memory.embedder
-    assert isinstance(memo, QueryMemo)
+    first several hundred queries, so Neo4j's figures fall from round to round. The engines
+    share one embedding cache: the first engine's first round also embeds the questions."""
     for number in range(1, count + 1):
         server_before = cpu_seconds(server_pid) if server_pid else 0.0
         client_before = cpu_seconds(os.getpid())
-        times: dict[str, list[float]] = {"search": [], "recall": []}
+        times: dict[str, list[float]] = {label: [] for label in LABELS}
         for q in queries:
-            for label in times:
-                memo.clear()
-                start = time.perf_counter()
-                if label == "search":
-                    memory.conversation.search(q, space="scale", k=10)
-                else:
-                    memory.recall(q, space="scale", budget_tokens=2000)
-                times[label].append((time.perf_counter() - start) * 1000)
+            for label in LABELS:
+                times[label].append(timed(memory, label, q))
         server = (cpu_seconds(server_pid) - server_before) if server_pid else float("nan")
         client = cpu_seconds(os.getpid()) - client_before
         per_pair = 1000 / len(queries)
@@ -205,8 +205,6 @@ def compare_reads(memory: GraphMemory, queries: Sequence[str], name: str, figure
     """Neo4j's reads as the store sends them (auto-commit) against managed transactions
     (`execute_query`: BEGIN, RUN and PULL, COMMIT), alternated query by query in one process."""
     store: Any = memory.store
-    memo = memory.embedder
-    assert isinstance(memo, QueryMemo)
     autocommit = store._read
 
     def managed(text: str, values: dict[str, Any]) -> Any:
@@ -216,14 +214,8 @@ def compare_reads(memory: GraphMemory, queries: Sequence[str], name: str, figure
     for q in queries:
         for kind, read in (("managed", managed), ("auto-commit", autocommit)):
             store._read = read
-            for label in ("search", "recall"):
-                memo.clear()
-                start = time.perf_counter()
-                if label == "search":
-                    memory.conversation.search(q, space="scale", k=10)
-                else:
-                    memory.recall(q, space="scale", budget_tokens=2000)
-                times[(label, kind)].append((time.perf_counter() - start) * 1000)
+            for label in LABELS:
+                times[(label, kind)].append(timed(memory, label, q))
     store._read = autocommit
     for (label, kind), values in times.items():
         p50, p95 = pct(values, 0.5), pct(values, 0.95)
