@@ -55,6 +55,9 @@ from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.model_files import query_prefix  # noqa: E402
 
 Rows = list[tuple[Candidate, float]]
+GRID_PREVIOUS = "0.3,0.5,0.7,0.9"
+GRID_RAW = "2,3,4,5,6,8"
+GRID_RELATIVE = "0.25,0.5,0.75,1,1.5,2"
 
 
 @dataclass
@@ -105,6 +108,10 @@ def run(kept: Kept, system: dict[str, Any]) -> list[str]:
     inputs["concept"] = relative(other) if system["channel"] else []
     hits = fuse(**{**inputs, "dense": primary, "weights": weights, "k": 10})
     return [h.turn_id for h in hits]
+
+
+def floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",")]
 
 
 def grid(
@@ -179,6 +186,8 @@ def collect(groups: Any, questions: Any, first: Any, second: Any) -> list[Kept]:
             with GraphMemory(settings, embedder=first) as memory:
                 memory.init()
                 service = memory.conversation
+                # What the fusion receives is recorded: the learned ranker would bypass it.
+                service.config = replace(service.config, ranking="fusion")
                 for space, turns in groups:
                     t0 = time.perf_counter()
                     service.add_turns(turns, space=space, forget_every=0)
@@ -219,11 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared/data/locomo_dev")
     parser.add_argument("--second", type=Path, required=True, help="the second model directory")
-    parser.add_argument("--previous", default="0.3,0.5,0.7,0.9")
+    parser.add_argument("--previous", default=GRID_PREVIOUS)
     parser.add_argument("--channels", default="0,0.5,1,1.5,2")
-    parser.add_argument("--raw", default="2,3,4,5,6,8", help="dense weights on the raw cosine")
+    parser.add_argument("--raw", default=GRID_RAW, help="dense weights on the raw cosine")
     parser.add_argument(
-        "--relative", default="0.25,0.5,0.75,1,1.5,2", help="dense weights on the relative cosine"
+        "--relative", default=GRID_RELATIVE, help="dense weights on the relative cosine"
     )
     parser.add_argument(
         "--cache",
@@ -248,10 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.cache.write_bytes(pickle.dumps(kept))
 
     spaces = [s for s, _ in groups]
-    previous = [float(x) for x in args.previous.split(",")]
-    channels = [float(x) for x in args.channels.split(",")]
-    raw = [float(x) for x in args.raw.split(",")]
-    rel = [float(x) for x in args.relative.split(",")]
+    previous, channels = floats(args.previous), floats(args.channels)
+    raw, rel = floats(args.raw), floats(args.relative)
     families = {
         "default model alone": grid("default", [0.0], previous, raw, rel),
         "second model alone": grid("second", [0.0], previous, raw, rel),

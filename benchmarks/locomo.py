@@ -197,6 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="ingest with activity entities from gerunds (extract.py; off by default)",
     )
     parser.add_argument(
+        "--ranking",
+        choices=["auto", "learned", "fusion"],
+        default="auto",
+        help="how hybrid orders its candidates (ConversationConfig.ranking); --ablation and "
+        "--cv-core study the fusion's constants and always use the fusion",
+    )
+    parser.add_argument(
         "--ablation",
         action="store_true",
         help="also run hybrid without (or with) each graph component, print R@10 per "
@@ -287,6 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     service.config = replace(service.config, coreference=True)
                 if args.activities:
                     service.config = replace(service.config, activities=True)
+                ranking = "fusion" if args.ablation or args.cv_core else args.ranking
+                service.config = replace(service.config, ranking=ranking)
                 for space, turns in groups:
                     started = time.perf_counter()
                     report = service.add_turns(turns, space=space, forget_every=args.forget_every)

@@ -1,25 +1,27 @@
-"""A learned ranker over the hybrid search's candidates, leave one conversation out.
+"""The learned ranker of hybrid search (graphmem_neo4j/conversation/ranker.py), leave one
+conversation out.
 
-    python benchmarks/ranker_cv.py --data ../shared/data/locomo_dev --cache /tmp/kept.pkl
+    python benchmarks/ranker_cv.py --data ../shared/data/locomo_dev [--first MODEL_DIR]
 
 The candidate lists the fusion receives are collected once per question as in fusion_cv.py
-(each conversation ingested with the default model, hybrid search, graph rules off). Every
-candidate of a question (the union of its BM25 and dense lists) is described by features that
-hold no words: the sources' scores and ranks, the scores of the turns before and after it in
-its session, whether its speaker is named in the question, its length, whether it asks a
-question, whether it falls in a time range the question names or names a time itself, and
-what its session holds among the candidates (the best dense and BM25 scores, how many). A
-classifier learns P(evidence | features) on two conversations and ranks the third's
-candidates. Which classifier (logistic regression or gradient-boosted trees, two sizes each,
-with or without the session features) is chosen inside each fold, by leave-one-out over its
-two training conversations, never by the held-out one. Printed: the held-out R@10 per fold and
-overall beside the production fusion on the same lists, per category, and the gain with a
-95% paired-bootstrap interval.
+(each conversation ingested with the model, hybrid search, graph rules off). Every candidate
+of a question (the union of its BM25 and dense lists) is described by the product's features
+(ranker.features: no words, only the sources' scores and ranks, the neighbouring turns, the
+speaker, time and what its session holds). A classifier learns P(evidence | features) on two
+conversations and ranks the third's candidates. Which classifier is chosen inside each fold,
+by leave-one-out over its two training conversations, never by the held-out one: the
+logistic regressions the product ships (`--family linear`, the default) or also boosted
+trees and the variants without the session features (`--family all`). Printed: the held-out
+R@10 per fold and overall beside the fusion with its default constants and the fusion held
+out (its constants chosen on the other conversations), per category, and the gains with 95%
+paired-bootstrap intervals. `--write FILE` fits the chosen regression on every question and
+writes the product's ranker file.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import pickle
 import statistics
@@ -36,18 +38,30 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from figures import Figures, add_json_out  # noqa: E402
-from fusion_cv import Kept, collect  # noqa: E402
+from fusion_cv import (  # noqa: E402
+    GRID_PREVIOUS,
+    GRID_RAW,
+    GRID_RELATIVE,
+    Kept,
+    collect,
+    floats,
+    grid,
+    label,
+    loco,
+    run,
+)
 from locomo import CATEGORIES, load_questions, mean_interval, paired_interval, recall  # noqa: E402
 
 from graphmem_neo4j.conversation.fusion import fuse  # noqa: E402
+from graphmem_neo4j.conversation.ranker import (  # noqa: E402
+    ABSENT_RANK,
+    FEATURES,
+    SESSION_FEATURES,
+    LinearRanker,
+    model_key,
+)
+from graphmem_neo4j.conversation.ranker import features as ranker_features  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
-from graphmem_neo4j.conversation.text import name_key  # noqa: E402
-
-ABSENT_RANK = 150
-"""The rank given to a candidate missing from a list (the lists hold 100)."""
-SESSION_FEATURES = 4
-"""The last columns of a feature row: what the candidate's session holds (its best dense and
-BM25 scores, how many candidates) and the candidate's dense × BM25 score."""
 
 
 def session_width(second: bool) -> int:
@@ -56,94 +70,45 @@ def session_width(second: bool) -> int:
 
 
 def features(kept: Kept, second: bool = False) -> tuple[list[str], np.ndarray]:
-    """The candidates of one question (ids) and one feature row each; with `second`, also
-    the second model's dense list (its candidates, scores and ranks, the neighbours' and the
-    session's best)."""
+    """The candidates of one question (ids) and one feature row each (ranker.features, what
+    the product computes); with `second`, the second model's dense list joins the pool and
+    seven columns describe it (its cosine, place, presence, rank, the neighbours' places and
+    its session's best), before the session block."""
     inputs = kept.inputs
-    dense, lexical = inputs["dense"], inputs["lexical"]
-    top = max((s for _, s in dense), default=0.0)
-    floor = min((s for _, s in dense), default=0.0)
-    best_lexical = max((s for _, s in lexical), default=0.0)
-    pool: dict[str, Any] = {}
-    cosine: dict[str, float] = {}
-    dense_rank: dict[str, int] = {}
-    lex: dict[str, float] = {}
-    lex_rank: dict[str, int] = {}
-    for rank, (c, s) in enumerate(dense):
-        pool[c.id], cosine[c.id], dense_rank[c.id] = c, s, rank
-    for rank, (c, s) in enumerate(lexical):
-        pool[c.id], lex_rank[c.id] = c, rank
-        lex[c.id] = s / best_lexical if best_lexical > 0 else 0.0
     other = kept.second if second else []
-    other_cosine: dict[str, float] = {}
-    other_rank: dict[str, int] = {}
-    for rank, (c, s) in enumerate(other):
-        pool[c.id], other_cosine[c.id], other_rank[c.id] = c, s, rank
-    other_top = max(other_cosine.values(), default=0.0)
-    other_floor = min(other_cosine.values(), default=0.0)
-    other_relative = {
-        i: (s - other_floor) / (other_top - other_floor) if other_top > other_floor else 0.0
-        for i, s in other_cosine.items()
-    }
+    pool, rows = ranker_features(
+        inputs["dense"],
+        inputs["lexical"],
+        speakers=inputs.get("speakers", ()),
+        ranges=inputs.get("ranges", ()),
+        dated=inputs.get("dated", ()),
+        others=[c for c, _ in other],
+    )
+    ids = [c.id for c in pool]
+    if not second:
+        return ids, rows
+    cosine = {c.id: s for c, s in other}
+    place = {c.id: rank for rank, (c, _) in enumerate(other)}
+    top, floor = max(cosine.values(), default=0.0), min(cosine.values(), default=0.0)
     relative = {i: (s - floor) / (top - floor) if top > floor else 0.0 for i, s in cosine.items()}
-    at = {(c.session, c.seq): c.id for c in pool.values()}
-    speakers = {name_key(s) for s in inputs.get("speakers", ())}
-    ranges = inputs.get("ranges", ())
-    dated = set(inputs.get("dated", ()))
-    session_dense: dict[str, float] = defaultdict(float)
-    session_lexical: dict[str, float] = defaultdict(float)
-    session_count: dict[str, int] = defaultdict(int)
-    session_other: dict[str, float] = defaultdict(float)
-    for i, c in pool.items():
-        session_other[c.session] = max(session_other[c.session], other_relative.get(i, 0.0))
-        session_dense[c.session] = max(session_dense[c.session], relative.get(i, 0.0))
-        session_lexical[c.session] = max(session_lexical[c.session], lex.get(i, 0.0))
-        session_count[c.session] += 1
-    ids, rows = [], []
-    for i, c in pool.items():
-        before = at.get((c.session, c.seq - 1), "")
-        after = at.get((c.session, c.seq + 1), "")
-        extra = (
-            [
-                other_cosine.get(i, other_floor),
-                other_relative.get(i, 0.0),
-                float(i in other_cosine),
-                math.log1p(other_rank.get(i, ABSENT_RANK)),
-                other_relative.get(before, 0.0),
-                other_relative.get(after, 0.0),
-            ]
-            if second
-            else []
-        )
-        rows.append(
-            [
-                cosine.get(i, floor),
-                relative.get(i, 0.0),
-                float(i in cosine),
-                math.log1p(dense_rank.get(i, ABSENT_RANK)),
-                lex.get(i, 0.0),
-                float(i in lex),
-                math.log1p(lex_rank.get(i, ABSENT_RANK)),
-                relative.get(before, 0.0),
-                lex.get(before, 0.0),
-                relative.get(after, 0.0),
-                lex.get(after, 0.0),
-                float(bool(speakers) and name_key(c.speaker) in speakers),
-                float(bool(speakers)),
-                math.log1p(len(c.text)),
-                float(c.text.rstrip().endswith("?")),
-                float(c.time is not None and any(r.contains(c.time) for r in ranges)),
-                float(i in dated),
-                *extra,
-                *([session_other[c.session]] if second else []),
-                session_dense[c.session],
-                session_lexical[c.session],
-                math.log1p(session_count[c.session]),
-                relative.get(i, 0.0) * lex.get(i, 0.0),
-            ]
-        )
-        ids.append(i)
-    return ids, np.asarray(rows, dtype=np.float64)
+    at = {(c.session, c.seq): c.id for c in pool}
+    session_best: dict[str, float] = defaultdict(float)
+    for c in pool:
+        session_best[c.session] = max(session_best[c.session], relative.get(c.id, 0.0))
+    extra = [
+        [
+            cosine.get(c.id, floor),
+            relative.get(c.id, 0.0),
+            float(c.id in cosine),
+            math.log1p(place.get(c.id, ABSENT_RANK)),
+            relative.get(at.get((c.session, c.seq - 1), ""), 0.0),
+            relative.get(at.get((c.session, c.seq + 1), ""), 0.0),
+            session_best[c.session],
+        ]
+        for c in pool
+    ]
+    split = rows.shape[1] - SESSION_FEATURES
+    return ids, np.hstack([rows[:, :split], np.asarray(extra).reshape(-1, 7), rows[:, split:]])
 
 
 def candidates() -> dict[str, Callable[[], Any]]:
@@ -205,6 +170,60 @@ def held_out(
     return out
 
 
+def fusion_held_out(kept: Sequence[Kept], spaces: Sequence[str]) -> list[float]:
+    """Per question, the fusion's R@10 with its constants (dense weight, raw or relative,
+    previous-turn share; fusion_cv.py's grid) chosen without the question's conversation."""
+    systems = grid("default", [0.0], floats(GRID_PREVIOUS), floats(GRID_RAW), floats(GRID_RELATIVE))
+    scores = {label(s): [recall(run(k, s), k.evidence, 10) for k in kept] for s in systems}
+    return loco(scores, kept, spaces)[0]
+
+
+System = tuple[str, bool]
+
+
+def choose(
+    kept: Sequence[Kept],
+    table: Table,
+    spaces: Sequence[str],
+    systems: dict[System, Any],
+    second: bool,
+) -> tuple[System, float]:
+    """The system with the best mean R@10 over leave-one-out folds of `spaces`."""
+    scores = {}
+    for (name, session), make in systems.items():
+        inner_scores: list[float] = []
+        for test in spaces:
+            train = {s for s in spaces if s != test}
+            drop = 0 if session else session_width(second)
+            inner_scores += held_out(kept, table, train, {test}, make, drop).values()
+        scores[(name, session)] = statistics.fmean(inner_scores)
+    chosen = max(scores, key=lambda key: scores[key])
+    return chosen, scores[chosen]
+
+
+def fitted_ranker(
+    kept: Sequence[Kept], table: Table, make: Any, model: str, fitted_on: str
+) -> LinearRanker:
+    """The logistic regression `make` builds, fitted on every question, as the product's
+    ranker (its scaler's mean and scale, its weights)."""
+    x = np.vstack([rows for _, rows in table])
+    y = np.asarray(
+        [int(i in set(k.evidence)) for k, (ids, _) in zip(kept, table, strict=True) for i in ids]
+    )
+    pipeline = make()
+    pipeline.fit(x, y)
+    scaler, logistic = pipeline[0], pipeline[-1]
+    return LinearRanker(
+        model=model,
+        features=FEATURES,
+        mean=tuple(float(v) for v in scaler.mean_),
+        scale=tuple(float(v) for v in scaler.scale_),
+        coef=tuple(float(v) for v in logistic.coef_[0]),
+        intercept=float(logistic.intercept_[0]),
+        fitted_on=fitted_on,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -214,23 +233,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--cache", type=Path, help="keep the collected candidate lists in this file"
     )
     parser.add_argument(
+        "--first",
+        type=Path,
+        help="the model directory that ingests and fills the dense list (default: the "
+        "default model)",
+    )
+    parser.add_argument(
         "--second",
         type=Path,
         help="a second model's directory (e.g. ~/.graphmem/models/bge-small-en-v1.5): its dense "
         "list over the same turns joins the candidates and the features",
     )
+    parser.add_argument(
+        "--family",
+        choices=["all", "linear"],
+        default="linear",
+        help="the classifiers a fold chooses among: all (logistic and trees, with and without "
+        "the session features) or linear (the logistic regressions with every feature: what "
+        "the product ships)",
+    )
+    parser.add_argument(
+        "--write",
+        type=Path,
+        help="fit the linear family's choice (by leave-one-conversation-out over every "
+        "conversation) on all questions and write it as the product's ranker file "
+        "(graphmem_neo4j/conversation/rankers/<model>.json)",
+    )
     add_json_out(parser)
     args = parser.parse_args(argv)
-    figures = Figures("ranker_cv_second" if args.second else "ranker_cv")
+    if args.write and (args.second or args.family != "linear"):
+        parser.error("--write needs the linear family and no --second (what the product runs)")
+    name = "ranker_cv_second" if args.second else "ranker_cv"
+    if args.first:
+        name += f"_{model_key(str(args.first))}"
+    figures = Figures(name)
 
     from graphmem_neo4j.embedder import NumpyEmbedder
 
     groups = read_locomo(args.data / "locomo_dev.json")
+    model = NumpyEmbedder(str(args.first)) if args.first else NumpyEmbedder()
     kept: list[Kept]
     if args.cache is not None and args.cache.exists():
         kept = pickle.loads(args.cache.read_bytes())
     else:
-        model = NumpyEmbedder()
         other = NumpyEmbedder(str(args.second)) if args.second else model
         kept = collect(groups, load_questions(args.data), model, other)
         if args.cache is not None:
@@ -241,55 +286,76 @@ def main(argv: Sequence[str] | None = None) -> int:
     fusion = [
         recall([h.turn_id for h in fuse(**{**k.inputs, "k": 10})], k.evidence, 10) for k in kept
     ]
+    fusion_held = fusion_held_out(kept, spaces)
 
-    systems = {
-        (name, session): make for name, make in candidates().items() for session in (False, True)
+    systems: dict[System, Any] = {
+        (name, session): make
+        for name, make in candidates().items()
+        for session in (False, True)
+        if args.family == "all" or (name.startswith("logistic") and session)
     }
     learned = [0.0] * len(kept)
     for space in spaces:
         inner = [s for s in spaces if s != space]
-        scores = {}
-        for (name, session), make in systems.items():
-            inner_scores: list[float] = []
-            for test in inner:
-                train = {s for s in inner if s != test}
-                drop = 0 if session else session_width(second)
-                inner_scores += held_out(kept, table, train, {test}, make, drop).values()
-            scores[(name, session)] = statistics.fmean(inner_scores)
-        chosen = max(scores, key=lambda key: scores[key])
-        label = f"{chosen[0]}{', session features' if chosen[1] else ''}"
+        chosen, inner_score = choose(kept, table, inner, systems, second)
+        text = f"{chosen[0]}{', session features' if chosen[1] else ''}"
         drop = 0 if chosen[1] else session_width(second)
         for n, r in held_out(kept, table, set(inner), {space}, systems[chosen], drop).items():
             learned[n] = r
         mine = [i for i, k in enumerate(kept) if k.space == space]
         ranked = statistics.fmean(learned[i] for i in mine)
         base = statistics.fmean(fusion[i] for i in mine)
-        low_high = paired_interval([learned[i] for i in mine], [fusion[i] for i in mine])
+        held = statistics.fmean(fusion_held[i] for i in mine)
+        gain = paired_interval([learned[i] for i in mine], [fusion[i] for i in mine])
+        gain_held = paired_interval([learned[i] for i in mine], [fusion_held[i] for i in mine])
         print(
-            f"{space}: chose {label} (inner R@10 {scores[chosen]:.3f}); held-out R@10 "
-            f"{ranked:.3f} against the fusion's {base:.3f}, gain {low_high[0]:+.3f} "
-            f"[{low_high[1]:+.3f}, {low_high[2]:+.3f}]",
+            f"{space}: chose {text} (inner R@10 {inner_score:.3f}); held-out R@10 "
+            f"{ranked:.3f}; the default fusion's {base:.3f}, gain {gain[0]:+.3f} "
+            f"[{gain[1]:+.3f}, {gain[2]:+.3f}]; the fusion held out {held:.3f}, gain "
+            f"{gain_held[0]:+.3f} [{gain_held[1]:+.3f}, {gain_held[2]:+.3f}]",
             flush=True,
         )
         figures.add(f"{space}: learned ranker R@10", ranked)
         figures.add(f"{space}: fusion R@10", base)
+        figures.add(f"{space}: fusion held out R@10", held)
     mean, low, high = mean_interval(learned)
     gain = paired_interval(learned, fusion)
+    gain_held = paired_interval(learned, fusion_held)
     print(
-        f"all {len(kept)} questions: learned ranker R@10 {mean:.3f} [{low:.3f}, {high:.3f}], "
-        f"fusion {statistics.fmean(fusion):.3f}; gain {gain[0]:+.3f} "
-        f"[{gain[1]:+.3f}, {gain[2]:+.3f}]"
+        f"all {len(kept)} questions: learned ranker R@10 {mean:.3f} [{low:.3f}, {high:.3f}]; "
+        f"default fusion {statistics.fmean(fusion):.3f}, gain {gain[0]:+.3f} "
+        f"[{gain[1]:+.3f}, {gain[2]:+.3f}]; fusion held out {statistics.fmean(fusion_held):.3f}, "
+        f"gain {gain_held[0]:+.3f} [{gain_held[1]:+.3f}, {gain_held[2]:+.3f}]"
     )
     figures.add("learned ranker R@10, held out", mean)
     figures.add("fusion R@10 on the same lists", statistics.fmean(fusion))
-    for category, name in CATEGORIES.items():
+    figures.add("fusion R@10, held out", statistics.fmean(fusion_held))
+    figures.add("gain over the fusion held out, 95% interval low", gain_held[1])
+    figures.add("gain over the fusion held out, 95% interval high", gain_held[2])
+    for category, cat_name in CATEGORIES.items():
         mine = [i for i, k in enumerate(kept) if k.category == category]
         if mine:
             ranked = statistics.fmean(learned[i] for i in mine)
             base = statistics.fmean(fusion[i] for i in mine)
-            print(f"  {name:<12} {ranked:.3f} against {base:.3f} (n={len(mine)})")
-            figures.add(f"learned ranker R@10, {name}", ranked)
-            figures.add(f"fusion R@10, {name}", base)
+            held = statistics.fmean(fusion_held[i] for i in mine)
+            print(
+                f"  {cat_name:<12} {ranked:.3f} against {base:.3f} (held out {held:.3f}, "
+                f"n={len(mine)})"
+            )
+            figures.add(f"learned ranker R@10, {cat_name}", ranked)
+            figures.add(f"fusion R@10, {cat_name}", base)
+    if args.write:
+        chosen, score = choose(kept, table, spaces, systems, second)
+        ranker = fitted_ranker(
+            kept,
+            table,
+            systems[chosen],
+            model_key(model.name),
+            f"{len(kept)} LoCoMo dev questions ({', '.join(spaces)}); {chosen[0]} chosen by "
+            f"leave-one-conversation-out (R@10 {score:.3f})",
+        )
+        args.write.write_text(json.dumps(ranker.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"{args.write}: {chosen[0]}, fitted on all {len(kept)} questions")
     figures.write(args.json_out)
     return 0
 

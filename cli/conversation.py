@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -171,8 +172,15 @@ def search(
         "hybrid",
         "--mode",
         "-m",
-        help="hybrid (vector + full-text + entity graph, fused with session context), "
+        help="hybrid (vector + full-text, ranked with session context), "
         "sf (the paper's entity subgraph), vector, fulltext",
+    ),
+    ranking: str = typer.Option(
+        "auto",
+        "--ranking",
+        help="How hybrid orders its candidates: learned (the ranker shipped for the embedding "
+        "model), fusion (the linear fusion with its rules), auto (learned when the model has "
+        "one)",
     ),
     batch: Path | None = typer.Option(
         None,
@@ -184,16 +192,23 @@ def search(
 ) -> None:
     """Find the turns that answer a question. Returned turns count as accessed (forgetting
     keeps what is used)."""
+    from graphmem_neo4j.conversation.models import RANKINGS
     from graphmem_neo4j.errors import InputError
 
     if mode not in MODES:
         raise InputError(f"unknown mode {mode!r}: use {', '.join(MODES)}", field="--mode")
+    if ranking not in RANKINGS:
+        raise InputError(
+            f"unknown ranking {ranking!r}: use {', '.join(RANKINGS)}", field="--ranking"
+        )
     if (query is None) == (batch is None):
         raise InputError("give either a QUERY or --batch FILE", field="query")
     search_mode = cast("SearchMode", mode)
     memory = open_memory()
     name = resolve_space(space)
     service = memory.conversation
+    if ranking != service.config.ranking:
+        service.config = replace(service.config, ranking=ranking)
     if batch is None:
         assert query is not None
         result = service.search(query, space=name, k=k, mode=search_mode)

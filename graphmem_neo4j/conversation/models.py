@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 SearchMode = Literal["hybrid", "sf", "vector", "fulltext"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "sf", "vector", "fulltext")
+Ranking = Literal["auto", "learned", "fusion"]
+RANKINGS: tuple[Ranking, ...] = ("auto", "learned", "fusion")
 
 
 @dataclass(frozen=True)
@@ -290,6 +292,11 @@ class ConversationConfig:
     activities: bool = False
     """The offline extractor also takes a gerund after a verb of doing or liking ("went
     camping", "been running") as an activity entity (extract.py)."""
+    ranking: Ranking = "auto"
+    """How hybrid mode orders its candidates: "learned" (the logistic ranker shipped for the
+    embedding model, ranker.py), "fusion" (the linear fusion and its rules, fusion.py), or
+    "auto": the learned ranker when the model has one and `weights` are the model's defaults
+    (changed weights ask for the fusion), else the fusion."""
     coreference: bool = False
     """A turn opening with a pronoun also mentions the entities of its speaker's previous
     turn (coref.py). Off: on LoCoMo dev it did not raise recall (docs/conversation.md)."""

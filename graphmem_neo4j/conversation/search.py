@@ -3,8 +3,8 @@ How hybrid mode combines them is in fusion.py; the paper's `sf` mode in sf.py.""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from ..errors import InputError
@@ -34,6 +34,7 @@ from .models import (
     SubgraphNode,
     TurnInput,
 )
+from .ranker import chosen_ranker, rank
 from .readers import QueryRow
 from .sf import sf_search
 from .state import SpaceFacts, SpaceState
@@ -239,11 +240,17 @@ class Searcher:
         # The size of the shared turn index, read beside the facts rather than after them
         # (one round trip less before the vector source; unused when the space is scanned).
         indexed = executor.submit(self.indexed_turns)
-        lexical = executor.submit(lambda: self.lexical(query, space, pool, facts_read.result()))
-        graph = executor.submit(lambda: self.graph(query, space, pool, facts_read.result()))
+
+        def after_facts(source: Callable[[str, str, int, SpaceFacts], Scored]) -> Future[Scored]:
+            return executor.submit(lambda: source(query, space, pool, facts_read.result()))
+
+        lexical = after_facts(self.lexical)
+        # The learned ranker reads the dense and BM25 lists only: no graph or concept source.
+        ranker = chosen_ranker(self.config, self.parts.embedder.name)
+        graph = None if ranker else after_facts(self.graph)
         w = self.config.weights
         several = asks_for_several(query)
-        words = self.concept_probes(query)
+        words = self.concept_probes(query) if ranker is None else []
         vectors = self.parts.embedder.embed([self.query_text(query), *words])
         embedding = vectors[0]
         facts = facts_read.result()
@@ -261,7 +268,8 @@ class Searcher:
             else None
         )
         dense = self.dense(query, space, pool, facts, embedding, indexed.result())
-        lexical_rows, graph_rows = lexical.result(), graph.result()
+        lexical_rows = lexical.result()
+        graph_rows = graph.result() if graph is not None else []
         concept_rows = concept.result() if concept is not None else []
         ranges = time_ranges(query, any_year=True)
         dated = (
@@ -269,6 +277,8 @@ class Searcher:
             if w.dated > 0 and asks_when(query)
             else set()
         )
+        if ranker is not None:
+            return rank(ranker, dense, lexical_rows, k, speakers, ranges, dated), facts
         if several and w.speaker_several != w.speaker:
             w = replace(w, speaker=w.speaker_several)
 

@@ -4,6 +4,7 @@ docs/conversation.md promise)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -13,15 +14,19 @@ from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.settings import Settings
 
 
-@pytest.fixture
+@pytest.fixture(params=["auto", "fusion"])
 def real(
+    request: pytest.FixtureRequest,
     engine_settings: Settings,
     minilm: SentenceTransformerEmbedder,
     example_turns: list[TurnInput],
     space: str,
 ) -> Iterator[GraphMemory]:
+    """The demo conversation, searched with the learned ranker (the default) or the fusion."""
     with GraphMemory(engine_settings, embedder=minilm) as memory:
-        memory.conversation.add_turns(example_turns, space=space, forget_every=0)
+        service = memory.conversation
+        service.config = replace(service.config, ranking=request.param)
+        service.add_turns(example_turns, space=space, forget_every=0)
         yield memory
 
 
@@ -38,5 +43,9 @@ def real(
 def test_example_questions(
     real: GraphMemory, space: str, question: str, expected: set[str]
 ) -> None:
-    hits = real.conversation.search(question, space=space, k=5).hits
+    service = real.conversation
+    hits = service.search(question, space=space, k=5).hits
     assert expected <= {h.turn_id for h in hits}, [h.turn_id for h in hits]
+    if service.config.ranking == "auto":  # the learned ranker: scores are probabilities
+        assert all(0.0 < h.score < 1.0 for h in hits)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

@@ -1,0 +1,269 @@
+"""A learned ranker over hybrid search's candidates: the alternative to the hand-set fusion.
+
+Each candidate turn of a question (the union of its dense and BM25 lists) is described by
+features that hold no words: the sources' scores and ranks, the scores of the turns before
+and after it in its session, whether its speaker is named in the question, its length,
+whether it asks a question, whether it falls in a time range the question names, and what
+its session holds among the candidates. A logistic regression, fitted by
+`benchmarks/ranker_cv.py --write` on LoCoMo dev with its regularisation chosen by
+leave-one-conversation-out, gives P(evidence | features); the turns are ranked by it. The
+weights are per embedding model (the raw cosine is on the model's scale) and ship as JSON
+beside this module (rankers/<model>.json). docs/conversation.md, "A learned ranker".
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, InputError
+from .fusion import Candidate
+from .models import RANKINGS, ConversationConfig, SearchHit, weights_for_model
+from .text import TimeRange, name_key
+
+Rows = Sequence[tuple[Candidate, float]]
+
+ABSENT_RANK = 150
+"""The rank given to a candidate missing from a list (the lists hold 100)."""
+
+FEATURES = (
+    "dense cosine",
+    "dense relative",
+    "in dense list",
+    "log dense rank",
+    "bm25 relative",
+    "in bm25 list",
+    "log bm25 rank",
+    "previous turn dense relative",
+    "previous turn bm25 relative",
+    "next turn dense relative",
+    "next turn bm25 relative",
+    "speaker named",
+    "question names a speaker",
+    "log length",
+    "asks a question",
+    "in a named time range",
+    "names a time",
+    "session best dense relative",
+    "session best bm25 relative",
+    "log session candidates",
+    "dense relative x bm25 relative",
+)
+SESSION_FEATURES = 4
+"""The last columns: what the candidate's session holds and the dense × BM25 product."""
+
+RANKERS = Path(__file__).with_name("rankers")
+FORMAT = "graphmem-ranker/1"
+
+
+def features(
+    dense: Rows,
+    lexical: Rows,
+    *,
+    speakers: Iterable[str] = (),
+    ranges: Sequence[TimeRange] = (),
+    dated: Collection[str] = (),
+    others: Iterable[Candidate] = (),
+) -> tuple[list[Candidate], np.ndarray]:
+    """The candidates of one question and one row of FEATURES each. `others` join the pool
+    (and their sessions' counts) without a score of their own."""
+    top = max((s for _, s in dense), default=0.0)
+    floor = min((s for _, s in dense), default=0.0)
+    best_lexical = max((s for _, s in lexical), default=0.0)
+    pool: dict[str, Candidate] = {}
+    cosine: dict[str, float] = {}
+    dense_rank: dict[str, int] = {}
+    lex: dict[str, float] = {}
+    lex_rank: dict[str, int] = {}
+    for rank, (c, s) in enumerate(dense):
+        pool[c.id], cosine[c.id], dense_rank[c.id] = c, s, rank
+    for rank, (c, s) in enumerate(lexical):
+        pool[c.id], lex_rank[c.id] = c, rank
+        lex[c.id] = s / best_lexical if best_lexical > 0 else 0.0
+    for c in others:
+        pool.setdefault(c.id, c)
+    relative = {i: (s - floor) / (top - floor) if top > floor else 0.0 for i, s in cosine.items()}
+    at = {(c.session, c.seq): c.id for c in pool.values()}
+    named = {name_key(s) for s in speakers}
+    session_dense: dict[str, float] = defaultdict(float)
+    session_lexical: dict[str, float] = defaultdict(float)
+    session_count: dict[str, int] = defaultdict(int)
+    for i, c in pool.items():
+        session_dense[c.session] = max(session_dense[c.session], relative.get(i, 0.0))
+        session_lexical[c.session] = max(session_lexical[c.session], lex.get(i, 0.0))
+        session_count[c.session] += 1
+    rows = []
+    for i, c in pool.items():
+        before = at.get((c.session, c.seq - 1), "")
+        after = at.get((c.session, c.seq + 1), "")
+        rows.append(
+            [
+                cosine.get(i, floor),
+                relative.get(i, 0.0),
+                float(i in cosine),
+                math.log1p(dense_rank.get(i, ABSENT_RANK)),
+                lex.get(i, 0.0),
+                float(i in lex),
+                math.log1p(lex_rank.get(i, ABSENT_RANK)),
+                relative.get(before, 0.0),
+                lex.get(before, 0.0),
+                relative.get(after, 0.0),
+                lex.get(after, 0.0),
+                float(bool(named) and name_key(c.speaker) in named),
+                float(bool(named)),
+                math.log1p(len(c.text)),
+                float(c.text.rstrip().endswith("?")),
+                float(c.time is not None and any(r.contains(c.time) for r in ranges)),
+                float(i in dated),
+                session_dense[c.session],
+                session_lexical[c.session],
+                math.log1p(session_count[c.session]),
+                relative.get(i, 0.0) * lex.get(i, 0.0),
+            ]
+        )
+    matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+    return list(pool.values()), matrix
+
+
+@dataclass(frozen=True)
+class LinearRanker:
+    """A logistic regression over standardised features: logit = ((x − mean) / scale) · coef
+    + intercept."""
+
+    model: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    fitted_on: str = ""
+
+    def __post_init__(self) -> None:
+        n = len(self.features)
+        if not (len(self.mean) == len(self.scale) == len(self.coef) == n):
+            raise ConfigError(f"ranker for {self.model!r}: {n} features but other lengths differ")
+
+    def logits(self, rows: np.ndarray) -> np.ndarray:
+        mean, scale = np.asarray(self.mean), np.asarray(self.scale)
+        logits: np.ndarray = ((rows - mean) / scale) @ np.asarray(self.coef) + self.intercept
+        return logits
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "model": self.model,
+            "fitted_on": self.fitted_on,
+            "intercept": self.intercept,
+            "features": [
+                {"name": f, "mean": m, "scale": s, "coef": c}
+                for f, m, s, c in zip(self.features, self.mean, self.scale, self.coef, strict=True)
+            ],
+        }
+
+    @staticmethod
+    def from_json(data: Any, source: str) -> LinearRanker:
+        try:
+            if data["format"] != FORMAT:
+                raise ConfigError(f"{source}: format {data['format']!r}, expected {FORMAT!r}")
+            rows = data["features"]
+            ranker = LinearRanker(
+                model=str(data["model"]),
+                features=tuple(str(r["name"]) for r in rows),
+                mean=tuple(float(r["mean"]) for r in rows),
+                scale=tuple(float(r["scale"]) for r in rows),
+                coef=tuple(float(r["coef"]) for r in rows),
+                intercept=float(data["intercept"]),
+                fitted_on=str(data.get("fitted_on", "")),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfigError(f"{source} is not a ranker file: {e!r}") from e
+        if ranker.features != FEATURES:
+            raise ConfigError(f"{source}: its features are not the ones this version computes")
+        return ranker
+
+
+def model_key(model: str) -> str:
+    """A model's name as the ranker files are named: the last part of its path."""
+    return model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+@functools.lru_cache(maxsize=8)
+def ranker_for_model(model: str) -> LinearRanker | None:
+    """The shipped ranker for an embedding model, or None when there is none (the fusion
+    ranks then)."""
+    path = RANKERS / f"{model_key(model)}.json"
+    if not path.is_file():
+        return None
+    return LinearRanker.from_json(json.loads(path.read_text(encoding="utf-8")), str(path))
+
+
+def chosen_ranker(config: ConversationConfig, model: str) -> LinearRanker | None:
+    """The learned ranker hybrid search uses under `config` with embedding model `model`, or
+    None for the fusion (ConversationConfig.ranking)."""
+    ranking = config.ranking
+    if ranking not in RANKINGS:
+        raise InputError(f"unknown ranking {ranking!r}: use {', '.join(RANKINGS)}")
+    if ranking == "fusion":
+        return None
+    found = ranker_for_model(model)
+    if ranking == "learned" and found is None:
+        raise InputError(
+            f"no learned ranker ships for embedding model {model!r}: use ranking 'auto' or "
+            "'fusion'",
+            field="ranking",
+        )
+    if ranking == "auto" and config.weights != weights_for_model(model):
+        return None  # changed fusion weights ask for the fusion
+    return found
+
+
+def probability(logit: float) -> float:
+    """The logistic function, without overflow for large |logit|."""
+    if logit >= 0:
+        return 1.0 / (1.0 + math.exp(-logit))
+    e = math.exp(logit)
+    return e / (1.0 + e)
+
+
+def rank(
+    ranker: LinearRanker,
+    dense: Rows,
+    lexical: Rows,
+    k: int,
+    speakers: Iterable[str] = (),
+    ranges: Sequence[TimeRange] = (),
+    dated: Collection[str] = (),
+) -> list[SearchHit]:
+    """The k candidates most likely to be evidence; a hit's score is that probability."""
+    pool, rows = features(dense, lexical, speakers=speakers, ranges=ranges, dated=dated)
+    if not pool:
+        return []
+    logits = ranker.logits(rows)
+    in_dense = {c.id for c, _ in dense}
+    in_lexical = {c.id for c, s in lexical if s > 0}
+    order = sorted(range(len(pool)), key=lambda j: (-logits[j], pool[j].id))[:k]
+    hits = []
+    for j in order:
+        c = pool[j]
+        via = ("fulltext",) * (c.id in in_lexical) + ("vector",) * (c.id in in_dense)
+        hits.append(
+            SearchHit(
+                turn_id=c.id,
+                session=c.session,
+                speaker=c.speaker,
+                text=c.text,
+                score=probability(float(logits[j])),
+                via=via,
+                time=c.time,
+                seq=c.seq,
+            )
+        )
+    return hits

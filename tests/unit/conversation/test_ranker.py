@@ -1,0 +1,150 @@
+"""The learned ranker: what its shipped files hold, how it orders candidates, and when hybrid
+search uses it instead of the fusion."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphmem_neo4j.conversation.fusion import Candidate
+from graphmem_neo4j.conversation.models import ConversationConfig, FusionWeights
+from graphmem_neo4j.conversation.ranker import (
+    FEATURES,
+    RANKERS,
+    LinearRanker,
+    chosen_ranker,
+    features,
+    model_key,
+    probability,
+    rank,
+    ranker_for_model,
+)
+from graphmem_neo4j.conversation.text import TimeRange
+from graphmem_neo4j.errors import ConfigError, InputError
+
+A1 = Candidate("a1", "s1", 1, "Maya", "I adopted a dog called Rex.")
+A2 = Candidate("a2", "s1", 2, "Tom", "What breed is he?")
+B1 = Candidate("b1", "s2", 5, "Tom", "We went hiking on Sunday.")
+DENSE = [(A2, 0.6), (A1, 0.5), (B1, 0.2)]
+LEXICAL = [(B1, 4.0), (A1, 2.0)]
+
+
+def only(feature: str, weight: float = 1.0) -> LinearRanker:
+    """A ranker that reads one feature (unscaled)."""
+    n = len(FEATURES)
+    coef = [weight if f == feature else 0.0 for f in FEATURES]
+    return LinearRanker("test", FEATURES, (0.0,) * n, (1.0,) * n, tuple(coef), 0.0)
+
+
+def test_it_ranks_by_the_features_its_weights_read() -> None:
+    by_bm25 = rank(only("bm25 relative"), dense=DENSE, lexical=LEXICAL, k=3)
+    assert [h.turn_id for h in by_bm25] == ["b1", "a1", "a2"]
+    by_dense = rank(only("dense cosine"), dense=DENSE, lexical=LEXICAL, k=2)
+    assert [h.turn_id for h in by_dense] == ["a2", "a1"]
+
+
+def test_a_hit_scores_its_probability_and_names_the_lists_that_found_it() -> None:
+    hits = rank(only("bm25 relative", 2.0), dense=DENSE, lexical=LEXICAL, k=3)
+    assert [h.score for h in hits] == pytest.approx([probability(2.0), probability(1.0), 0.5])
+    assert {h.turn_id: h.via for h in hits} == {
+        "b1": ("fulltext", "vector"),
+        "a1": ("fulltext", "vector"),
+        "a2": ("vector",),
+    }
+    assert hits[0].session == "s2" and hits[0].seq == 5 and hits[0].speaker == "Tom"
+
+
+def test_the_speaker_and_time_features_come_from_the_question() -> None:
+    stamped = replace(A1, time=1_000)
+    window = TimeRange(0, 2_000, "early")
+    pool, rows = features(
+        [(stamped, 0.5), (B1, 0.2)], [], speakers=["Maya"], ranges=[window], dated={"b1"}
+    )
+    named, asked, in_range, dated = (
+        FEATURES.index(f)
+        for f in (
+            "speaker named",
+            "question names a speaker",
+            "in a named time range",
+            "names a time",
+        )
+    )
+    by_id = {c.id: rows[i] for i, c in enumerate(pool)}
+    assert (by_id["a1"][named], by_id["b1"][named]) == (1.0, 0.0)
+    assert by_id["b1"][asked] == 1.0
+    assert (by_id["a1"][in_range], by_id["b1"][in_range]) == (1.0, 0.0)
+    assert (by_id["a1"][dated], by_id["b1"][dated]) == (0.0, 1.0)
+
+
+def test_no_candidates_no_hits() -> None:
+    assert rank(only("dense cosine"), dense=[], lexical=[], k=5) == []
+    pool, rows = features([], [])
+    assert pool == [] and rows.shape == (0, len(FEATURES))
+
+
+def test_the_probability_does_not_overflow() -> None:
+    assert probability(1000.0) == 1.0
+    assert probability(-1000.0) == 0.0
+    assert probability(0.0) == 0.5
+
+
+def test_a_ranker_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> None:
+    ranker = only("log length", 0.5)
+    assert LinearRanker.from_json(json.loads(json.dumps(ranker.to_json())), "x") == ranker
+    data = ranker.to_json()
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ConfigError, match="not the ones this version computes"):
+        LinearRanker.from_json(data, "x.json")
+    with pytest.raises(ConfigError, match=r"x\.json is not a ranker file"):
+        LinearRanker.from_json({"format": "graphmem-ranker/1"}, "x.json")
+    with pytest.raises(ConfigError, match="format"):
+        LinearRanker.from_json({**ranker.to_json(), "format": "other/2"}, "x.json")
+
+
+@pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "bge-small-en-v1.5"])
+def test_the_shipped_rankers_load_for_their_models(model: str) -> None:
+    ranker = ranker_for_model(f"/some/where/{model}/")
+    assert ranker is not None and ranker.model == model
+    assert ranker.features == FEATURES
+    assert all(s > 0 for s in ranker.scale)
+    # The files are what `benchmarks/ranker_cv.py --write` prints: fitted on LoCoMo dev.
+    assert "LoCoMo dev" in ranker.fitted_on
+    assert (RANKERS / f"{model}.json").is_file()
+
+
+def test_a_model_without_a_ranker_has_none() -> None:
+    assert ranker_for_model("hash-64") is None
+    assert model_key("C:\\models\\bge-small-en-v1.5") == "bge-small-en-v1.5"
+
+
+def chosen(model: str, **config: Any) -> LinearRanker | None:
+    return chosen_ranker(ConversationConfig(**config), model)
+
+
+def test_auto_uses_the_models_ranker_while_its_weights_are_the_defaults() -> None:
+    assert chosen("all-MiniLM-L6-v2") is not None
+    assert chosen("all-MiniLM-L6-v2", weights=FusionWeights(graph=0.3)) is None
+    assert chosen("hash-64") is None
+
+
+def test_fusion_and_learned_are_asked_for_by_name() -> None:
+    assert chosen("all-MiniLM-L6-v2", ranking="fusion") is None
+    changed = chosen("all-MiniLM-L6-v2", ranking="learned", weights=FusionWeights(graph=0.3))
+    assert changed is not None
+    with pytest.raises(InputError, match="no learned ranker ships for embedding model 'hash-64'"):
+        chosen("hash-64", ranking="learned")
+    with pytest.raises(InputError, match="unknown ranking 'best'"):
+        chosen("all-MiniLM-L6-v2", ranking="best")
+
+
+def test_the_logits_standardise_then_weigh() -> None:
+    n = len(FEATURES)
+    ranker = LinearRanker("t", FEATURES, (1.0,) * n, (2.0,) * n, (1.0,) + (0.0,) * (n - 1), 0.5)
+    rows = np.zeros((1, n))
+    rows[0, 0] = 5.0
+    assert ranker.logits(rows)[0] == pytest.approx((5.0 - 1.0) / 2.0 + 0.5)
