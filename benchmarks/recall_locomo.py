@@ -30,6 +30,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="BETA",
         help="also score recall with these β (RecallConfig.dense_share; the default is 0.15)",
     )
+    parser.add_argument(
+        "--ranking",
+        choices=["auto", "learned", "fusion"],
+        default="auto",
+        help="how hybrid search orders its candidates (ConversationConfig.ranking)",
+    )
     add_json_out(parser)
     args = parser.parse_args(argv)
     figures = Figures("recall_locomo")
@@ -143,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             with GraphMemory(settings, embedder=embedder) as memory:
                 memory.init()
+                service = memory.conversation
+                service.config = replace(service.config, ranking=args.ranking)
                 variants = {
                     f"recall {budget} β={beta}": (
                         budget,

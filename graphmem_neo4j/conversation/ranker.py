@@ -225,14 +225,6 @@ def chosen_ranker(config: ConversationConfig, model: str) -> LinearRanker | None
     return found
 
 
-def probability(logit: float) -> float:
-    """The logistic function, without overflow for large |logit|."""
-    if logit >= 0:
-        return 1.0 / (1.0 + math.exp(-logit))
-    e = math.exp(logit)
-    return e / (1.0 + e)
-
-
 def rank(
     ranker: LinearRanker,
     dense: Rows,
@@ -242,11 +234,17 @@ def rank(
     ranges: Sequence[TimeRange] = (),
     dated: Collection[str] = (),
 ) -> list[SearchHit]:
-    """The k candidates most likely to be evidence; a hit's score is that probability."""
+    """The k candidates most likely to be evidence. A hit's score is its place between the
+    least and the most likely candidate of the question's pool on the log-odds scale (1 for
+    the best), a ranking within the question as the fusion's scores are: recall weighs it by
+    the layer's best relevance (recall/rank.py). The probabilities themselves are small
+    (evidence is about 1 turn in 200) and fall steeply, so a list's tenth turn would weigh
+    next to nothing beside its first."""
     pool, rows = features(dense, lexical, speakers=speakers, ranges=ranges, dated=dated)
     if not pool:
         return []
     logits = ranker.logits(rows)
+    low, span = float(logits.min()), float(logits.max() - logits.min())
     in_dense = {c.id for c, _ in dense}
     in_lexical = {c.id for c, s in lexical if s > 0}
     order = sorted(range(len(pool)), key=lambda j: (-logits[j], pool[j].id))[:k]
@@ -260,7 +258,7 @@ def rank(
                 session=c.session,
                 speaker=c.speaker,
                 text=c.text,
-                score=probability(float(logits[j])),
+                score=(float(logits[j]) - low) / span if span > 0 else 1.0,
                 via=via,
                 time=c.time,
                 seq=c.seq,

@@ -20,7 +20,6 @@ from graphmem_neo4j.conversation.ranker import (
     chosen_ranker,
     features,
     model_key,
-    probability,
     rank,
     ranker_for_model,
 )
@@ -48,9 +47,14 @@ def test_it_ranks_by_the_features_its_weights_read() -> None:
     assert [h.turn_id for h in by_dense] == ["a2", "a1"]
 
 
-def test_a_hit_scores_its_probability_and_names_the_lists_that_found_it() -> None:
+def test_a_hit_scores_its_place_between_the_pools_worst_and_best_and_names_its_lists() -> None:
+    # logits 2.0, 1.0, 0.0: the place between the pool's lowest and highest
     hits = rank(only("bm25 relative", 2.0), dense=DENSE, lexical=LEXICAL, k=3)
-    assert [h.score for h in hits] == pytest.approx([probability(2.0), probability(1.0), 0.5])
+    assert [h.score for h in hits] == pytest.approx([1.0, 0.5, 0.0])
+    top = rank(only("bm25 relative", 2.0), dense=DENSE, lexical=LEXICAL, k=1)
+    assert [h.score for h in top] == [1.0]  # the pool, not the k returned, sets the scale
+    alike = rank(only("in dense list"), dense=DENSE, lexical=LEXICAL, k=3)
+    assert [h.score for h in alike] == [1.0, 1.0, 1.0]  # no spread: every candidate is best
     assert {h.turn_id: h.via for h in hits} == {
         "b1": ("fulltext", "vector"),
         "a1": ("fulltext", "vector"),
@@ -85,12 +89,6 @@ def test_no_candidates_no_hits() -> None:
     assert rank(only("dense cosine"), dense=[], lexical=[], k=5) == []
     pool, rows = features([], [])
     assert pool == [] and rows.shape == (0, len(FEATURES))
-
-
-def test_the_probability_does_not_overflow() -> None:
-    assert probability(1000.0) == 1.0
-    assert probability(-1000.0) == 0.0
-    assert probability(0.0) == 0.5
 
 
 def test_a_ranker_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> None:
