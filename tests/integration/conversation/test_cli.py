@@ -114,6 +114,20 @@ def test_errors_exit_non_zero_with_a_clear_message(cli: CliRunner, tmp_path: Pat
     assert code == 6 and "QUERY or --batch" in err
     code, _, err = run(cli, "search", "dogs", "--mode", "magic")
     assert code == 6 and "unknown mode" in err
+    code, _, err = run(cli, "search", "dogs", "--ranking", "best")
+    assert code == 6 and "unknown ranking 'best': use auto, learned, fusion" in err
+
+
+def test_the_ranking_is_chosen_on_the_command_line(cli: CliRunner) -> None:
+    assert run(cli, "ingest", str(EXAMPLE), "--space", "demo")[0] == 0
+    question = ["search", "What did Maya adopt, and when?", "--space", "demo", "--json"]
+    code, out, _ = run(cli, *question, "--ranking", "fusion")
+    assert code == 0 and json.loads(out)["hits"]
+    # the hash embedder has no shipped ranker: auto falls back to the fusion, learned refuses
+    code, auto, _ = run(cli, *question)
+    assert code == 0 and json.loads(auto)["hits"] == json.loads(out)["hits"]
+    code, _, err = run(cli, *question, "--ranking", "learned")
+    assert code == 6 and "no learned ranker ships for embedding model 'hash-" in err
 
 
 def test_help_explains_the_commands(cli: CliRunner) -> None:
