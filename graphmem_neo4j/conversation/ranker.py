@@ -150,6 +150,8 @@ class LinearRanker:
         n = len(self.features)
         if not (len(self.mean) == len(self.scale) == len(self.coef) == n):
             raise ConfigError(f"ranker for {self.model!r}: {n} features but other lengths differ")
+        if not all(math.isfinite(v) and v > 0 for v in self.scale):
+            raise ConfigError(f"ranker for {self.model!r}: every scale must be positive")
 
     def logits(self, rows: np.ndarray) -> np.ndarray:
         mean, scale = np.asarray(self.mean), np.asarray(self.scale)

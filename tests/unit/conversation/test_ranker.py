@@ -100,6 +100,10 @@ def test_a_ranker_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> 
         LinearRanker.from_json(data, "x.json")
     with pytest.raises(ConfigError, match=r"x\.json is not a ranker file"):
         LinearRanker.from_json({"format": "graphmem-ranker/1"}, "x.json")
+    zero = {**ranker.to_json()}
+    zero["features"] = [{**f, "scale": 0.0} for f in zero["features"]]
+    with pytest.raises(ConfigError, match="every scale must be positive"):
+        LinearRanker.from_json(zero, "x.json")
     with pytest.raises(ConfigError, match="format"):
         LinearRanker.from_json({**ranker.to_json(), "format": "other/2"}, "x.json")
 
