@@ -74,3 +74,24 @@ def test_a_fold_scores_only_its_held_out_questions_with_a_model_fitted_on_the_ot
     scores = ranker.held_out(questions, table, {"c1", "c2"}, {"c3"}, Recorder)
     assert fitted == [12]  # three candidates for each of the four training questions
     assert scores == {4: 1.0}
+
+
+def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_it() -> None:
+    from graphmem_neo4j.conversation.ranker import LinearRanker, rank
+
+    # a1 (Maya's, the BM25 match) is the evidence of every question
+    questions = [kept("c1"), kept("c1"), kept("c2"), kept("c2")]
+    table = [ranker.features(k) for k in questions]
+    make = ranker.candidates()["logistic C=1"]
+    written = ranker.fitted_ranker(questions, table, make, "test-model", "four questions")
+    loaded = LinearRanker.from_json(written.to_json(), "written.json")
+    assert loaded == written and loaded.model == "test-model"
+    # the same probabilities as the pipeline it came from
+    pipeline = make()
+    x = np.vstack([rows for _, rows in table])
+    pipeline.fit(x, [int(i == "a1") for ids, _ in table for i in ids])
+    expected = pipeline.decision_function(table[0][1])
+    assert loaded.logits(table[0][1]) == pytest.approx(expected)
+    inputs = questions[0].inputs
+    hits = rank(loaded, inputs["dense"], inputs["lexical"], 3, speakers=inputs["speakers"])
+    assert hits[0].turn_id == "a1"
