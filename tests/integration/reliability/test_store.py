@@ -89,7 +89,11 @@ SCALAR = (
     | st.booleans()
 )
 PROPS = st.dictionaries(
-    st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True),
+    # not the node's key properties: `SET n += props` with another `id` or `space` moves the
+    # node away from what the test reads back
+    st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(
+        lambda key: key not in ("id", "space")
+    ),
     SCALAR | st.lists(SCALAR, min_size=1, max_size=4),
     min_size=1,
     max_size=5,
