@@ -1,5 +1,6 @@
 """Retrieval: the candidate sources (one Cypher query each) and the modes built from them.
-How hybrid mode combines them is in fusion.py; the paper's `sf` mode in sf.py."""
+How hybrid mode orders them is in ranker.py (the learned ranker, by default) and fusion.py;
+the paper's `sf` mode in sf.py."""
 
 from __future__ import annotations
 
