@@ -8,7 +8,9 @@ total, p50 and max as the client sees it; on Neo4j also the server's share (the 
 result_available_after + result_consumed_after), so the rest is the round trip and decoding.
 Both engines get the same embeddings (one cache), so differences are the engines'.
 `--compare-reads` first times Neo4j's searches and recalls with its auto-commit reads against
-managed read transactions, alternated query by query. `--rounds N` instead runs N rounds of
+managed read transactions, alternated query by query; `--compare-touch`, on each engine,
+searches that write their access counts after the answer against ones that write them
+first. `--rounds N` instead runs N rounds of
 a search and a recall per question and prints each round's latencies and the CPU time the
 server process and this one spent per pair (Linux): how a fresh JVM warms up.
 """
@@ -131,6 +133,8 @@ def run(
             return
         if args.compare_reads and hasattr(memory.store, "_managed"):
             compare_reads(memory, synthetic_queries(args.queries), name, figures)
+        if args.compare_touch:
+            compare_touch(memory, synthetic_queries(args.queries), name, figures)
         timings = Timings(memory.store)
         for label in LABELS:
             timings.on = True
@@ -224,6 +228,39 @@ def compare_reads(memory: GraphMemory, queries: Sequence[str], name: str, figure
         figures.add(f"{name}: {label} with {kind} reads p95", p95, "ms")
 
 
+def compare_touch(memory: GraphMemory, queries: Sequence[str], name: str, figures: Figures) -> None:
+    """Hybrid searches whose access counts are written after the answer (what graphmem does)
+    against searches that write them before returning, alternated query by query."""
+    memo = memory.embedder
+    assert isinstance(memo, QueryMemo)
+    service = memory.conversation
+
+    def after(q: str) -> None:
+        service.search(q, space="scale", k=10)
+
+    def before(q: str) -> None:
+        hits = service.search(q, space="scale", k=10, touch=False).hits
+        service.touch([h.turn_id for h in hits], space="scale")
+
+    times: dict[str, list[float]] = defaultdict(list)
+    for n, q in enumerate(queries):
+        pair = [("after", after), ("before", before)]
+        for kind, search in pair if n % 2 else pair[::-1]:
+            memo.clear()
+            start = time.perf_counter()
+            search(q)
+            times[kind].append((time.perf_counter() - start) * 1000)
+    service.settle()
+    for kind, values in times.items():
+        p50, p95 = pct(values, 0.5), pct(values, 0.95)
+        print(
+            f"[{name}] search, access counts written {kind} the answer, p50/p95 "
+            f"{p50:.1f}/{p95:.1f} ms"
+        )
+        figures.add(f"{name}: search, access counts written {kind} the answer p50", p50, "ms")
+        figures.add(f"{name}: search, access counts written {kind} the answer p95", p95, "ms")
+
+
 def neo4j_setting(text: str) -> tuple[str, str]:
     """KEY=VALUE of --neo4j-setting."""
     key, sep, value = text.partition("=")
@@ -253,6 +290,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="on Neo4j, first time searches and recalls with the store's auto-commit reads "
         "and with managed read transactions, alternated query by query",
+    )
+    parser.add_argument(
+        "--compare-touch",
+        action="store_true",
+        help="first time hybrid searches that write their access counts after the answer (as "
+        "graphmem does) against ones that write them before returning, alternated query by "
+        "query",
     )
     parser.add_argument(
         "--rounds",

@@ -12,8 +12,8 @@ from ..errors import InputError
 from ..fulltext import stem_lookup
 from ..model_files import query_prefix
 from ..nearest import Probe, nearest, nearest_one
-from ..schema import now_ms
 from ..spaces import validate_space
+from .access import Accesses
 from .deps import Parts
 from .extract import OfflineExtractor
 from .fusion import (
@@ -53,10 +53,13 @@ Scored = Sequence[tuple[Candidate, float]]
 
 
 class Searcher:
-    def __init__(self, parts: Parts, config: ConversationConfig, state: SpaceState) -> None:
+    def __init__(
+        self, parts: Parts, config: ConversationConfig, state: SpaceState, accesses: Accesses
+    ) -> None:
         self.parts = parts
         self.config = config
         self.state = state
+        self.accesses = accesses
         self._pool: ThreadPoolExecutor | None = None
 
     def search(
@@ -69,7 +72,8 @@ class Searcher:
         touch: bool = True,
     ) -> SearchResult:
         """Ranked turns for a query. Modes: hybrid (default), sf (the paper's entity subgraph),
-        vector, fulltext. Returned turns (and sf entities) count as accessed."""
+        vector, fulltext. Returned turns (and sf entities) count as accessed: that write runs
+        after the answer (`Accesses.settle` waits for it)."""
         if not isinstance(query, str) or not query.strip():
             raise InputError("the query must not be empty", field="query")
         if len(query) > MAX_QUERY:
@@ -100,7 +104,8 @@ class Searcher:
         if not facts.known:
             self.parts.require_space(space)  # raises, naming the known spaces
         if touch and hits:
-            self.touch(space, [h.turn_id for h in hits], [n.id for n in nodes], facts.clock)
+            turn_ids, entity_ids = [h.turn_id for h in hits], [n.id for n in nodes]
+            self.accesses.record(space, turn_ids, entity_ids, facts.clock, later=True)
         return SearchResult(
             query, space, mode, tuple(hits), nodes, edges, facts.speakers, clock=facts.clock
         )
@@ -117,19 +122,6 @@ class Searcher:
         """Search many queries with one loaded model; a row's own space wins over `space`."""
         for row in rows:
             yield row, self.search(row.query, space=row.space or space, k=k, mode=mode, touch=touch)
-
-    def touch(
-        self, space: str, turn_ids: list[str], entity_ids: list[str], clock: int | None = None
-    ) -> None:
-        """Count turns (and entities) as accessed at the space's clock (read now unless
-        given): what forgetting's recency and frequency terms read."""
-        store = self.parts.store
-        if clock is None:
-            clock = self.state.facts(space).clock
-        params = {"space": space, "now": now_ms(), "clock": clock}
-        store.write("conversation/touch_turns", {**params, "ids": turn_ids})
-        if entity_ids:
-            store.write("conversation/touch_entities", {**params, "ids": entity_ids})
 
     def close(self) -> None:
         """Stop the helper threads (idle threads also end with the interpreter)."""

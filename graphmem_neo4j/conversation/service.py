@@ -1,8 +1,8 @@
 """The conversation layer's service: the only code that writes its part of the graph.
 
 A thin composition of the layer's modules, one concern each: ingestion (ingest.py, with
-plan.py and entities.py), retrieval (search.py, sf.py, fusion.py), forgetting and restore
-(forget.py), and the space facts they share (state.py).
+plan.py and entities.py), retrieval (search.py, sf.py, fusion.py, ranker.py), access counts
+(access.py), forgetting and restore (forget.py), and the space facts they share (state.py).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from .access import Accesses
 from .deps import Parts
 from .forget import Forgetter
 from .ingest import Ingestor, Progress
@@ -43,18 +44,18 @@ class ConversationService:
     @config.setter
     def config(self, config: ConversationConfig) -> None:
         """The modules are rebuilt around a new configuration."""
-        if self._searcher is not None:
-            self._searcher.close()
+        self.close()
         parts = self.parts
         self._config = config
         self._state = SpaceState(parts)
+        self._accesses = Accesses(parts, self._state)
         self._forgetter = Forgetter(parts, config, self._state)
-        self._searcher = Searcher(parts, config, self._state)
+        self._searcher = Searcher(parts, config, self._state, self._accesses)
         self._ingestor = Ingestor(
             parts,
             config,
             self._state,
-            forget=lambda space: self._forgetter.forget(space=space),
+            forget=lambda space: self.forget(space=space),
             default_space=parts.defaults.space,
             llm_fallback=parts.defaults.llm_fallback == "offline",
         )
@@ -136,16 +137,30 @@ class ConversationService:
         assert self._searcher is not None
         return self._searcher.search_batch(rows, space=space, k=k, mode=mode, touch=touch)
 
-    def touch(self, turn_ids: Sequence[str], *, space: str, clock: int | None = None) -> None:
+    def touch(
+        self,
+        turn_ids: Sequence[str],
+        *,
+        space: str,
+        clock: int | None = None,
+        later: bool = False,
+    ) -> None:
         """Count turns as accessed, as a search does for what it returns (recall calls this
-        for the turns it put in a context), at the space's `clock` (read now when None)."""
+        for the turns it put in a context), at the space's `clock` (read now when None). With
+        `later`, the write runs after the caller goes on, as a search's does (`settle`)."""
         if turn_ids:
-            assert self._searcher is not None
-            self._searcher.touch(space, list(turn_ids), [], clock)
+            self._accesses.record(space, turn_ids, clock=clock, later=later)
+
+    def settle(self) -> None:
+        """Wait until the access counts of earlier searches (and recalls) are written."""
+        if self._searcher is not None:
+            self._accesses.settle()
 
     def close(self) -> None:
-        """Stop the search helper threads (idle threads also end with the interpreter)."""
+        """Write the pending access counts and stop the search helper threads (idle threads
+        also end with the interpreter)."""
         if self._searcher is not None:
+            self._accesses.close()
             self._searcher.close()
 
     # --- forgetting ------------------------------------------------------------------------
@@ -160,6 +175,7 @@ class ConversationService:
         """Score every Turn and Entity and prune those below the threshold, with their
         incident edges. With `archive` (default) each pruned node is kept as a (:Forgotten)
         record that `restore` brings back. `dry_run` reports without changing anything."""
+        self.settle()  # forgetting reads the access counts
         return self._forgetter.forget(space=space, dry_run=dry_run, config=config, archive=archive)
 
     def restore(self, *, space: str, run_id: str | None = None) -> RestoreReport:

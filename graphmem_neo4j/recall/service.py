@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from ..after_writes import AfterWrites
 from ..deps import Layers, Parts
 from ..errors import InputError
 from ..tokens import LAYERS, Layer
@@ -72,16 +73,14 @@ class RecallService:
         self.layers = layers
         self.config = config or RecallConfig()
         self._pool: ThreadPoolExecutor | None = None
-        self._writer: ThreadPoolExecutor | None = None
-        self._writes: list[Future[None]] = []
+        self._writes = AfterWrites("recall")
         self._lock = threading.Lock()
 
     def close(self) -> None:
-        self.settle()
-        for pool in (self._pool, self._writer):
-            if pool is not None:
-                pool.shutdown(wait=True)
-        self._pool = self._writer = None
+        self._writes.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+        self._pool = None
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -92,20 +91,13 @@ class RecallService:
     def after(self, write: Callable[[], None]) -> None:
         """Run a write that no answer depends on (access counts, token counters) after the
         recall has returned, in order, on one background thread; `settle` waits for them."""
-        with self._lock:
-            if self._writer is None:
-                self._writer = ThreadPoolExecutor(
-                    max_workers=1, thread_name_prefix="graphmem-recall-write"
-                )
-            self._writes = [w for w in self._writes if not w.done()]
-            self._writes.append(self._writer.submit(_logged, write))
+        self._writes.submit(write)
 
     def settle(self) -> None:
-        """Wait until the writes of earlier recalls are done."""
-        with self._lock:
-            pending, self._writes = self._writes, []
-        for write in pending:
-            write.result()
+        """Wait until the writes of earlier recalls are done (their access counts are the
+        conversation layer's)."""
+        self._writes.settle()
+        self.layers.conversation.settle()
 
     def recall(
         self,
@@ -179,7 +171,7 @@ class RecallService:
         turns = [i.id for i in packing.items if i.layer == "conversation"]
         if turns and self.config.touch:
             clock = gather.clock  # read by the search: the access write reads nothing
-            self.after(lambda: services.conversation.touch(turns, space=space, clock=clock))
+            services.conversation.touch(turns, space=space, clock=clock, later=True)
         reports = tuple(
             LayerReport(
                 layer=layer,
@@ -204,13 +196,6 @@ class RecallService:
             below_min_score=packing.below_min_score,
             elapsed_ms=(time.perf_counter() - started) * 1000,
         )
-
-
-def _logged(write: Callable[[], None]) -> None:
-    try:
-        write()
-    except Exception:  # a lost access count must not break a later recall
-        log.warning("a write after recall failed", exc_info=True)
 
 
 def _timed(fn: Callable[[], list[Candidate]]) -> tuple[list[Candidate], float]:

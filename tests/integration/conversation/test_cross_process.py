@@ -145,6 +145,7 @@ def test_a_search_after_another_process_ingested_records_the_current_turn_age(
     memory.conversation.search("beagle", space=space)  # the clock is read once here
     other.conversation.add_turns(SECOND, space=space, forget_every=0)
     hit = memory.conversation.search("Biscuit beagle garden", space=space, k=1).hits[0]
+    memory.conversation.settle()  # the access is written after the answer
     stats = memory.store.read("conversation/forget_turn_stats", {"space": space})
     touched = next(r for r in stats if r["id"] == hit.turn_id)
     assert touched["last_turn"] == len(FIRST + SECOND)
