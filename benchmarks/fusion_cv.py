@@ -47,10 +47,11 @@ sys.path.insert(0, str(REPO))
 from figures import Figures, add_json_out  # noqa: E402
 from locomo import CATEGORIES, free_port, load_questions, mean_interval, paired_interval, recall  # noqa: E402
 
+from graphmem_neo4j.conversation import ingest as ingest_module  # noqa: E402
 from graphmem_neo4j.conversation import search as search_module  # noqa: E402
 from graphmem_neo4j.conversation.fusion import Candidate, fuse  # noqa: E402
 from graphmem_neo4j.conversation.ingest import embedding_text  # noqa: E402
-from graphmem_neo4j.conversation.models import FusionWeights  # noqa: E402
+from graphmem_neo4j.conversation.models import FusionWeights, TurnInput  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
 from graphmem_neo4j.model_files import query_prefix  # noqa: E402
 
@@ -69,6 +70,24 @@ class Kept:
     evidence: list[str]
     inputs: dict[str, Any]
     second: Rows
+
+
+def turn_alone(speaker: str, text: str, previous: tuple[str, str] | None = None) -> str:
+    """embedding_text without the previous turn."""
+    return embedding_text(speaker, text)
+
+
+def ingested_texts(turns: Sequence[TurnInput], context: bool = True) -> list[str]:
+    """What ingestion embeds for each turn of one call: the turn, then (with `context`) the
+    one before it in its session."""
+    last: dict[str, TurnInput] = {}
+    texts = []
+    for t in turns:
+        before = last.get(t.session) if context else None
+        previous = (before.speaker, before.text) if before is not None else None
+        texts.append(embedding_text(t.speaker, t.text, previous))
+        last[t.session] = t
+    return texts
 
 
 def flat_dense(
@@ -161,9 +180,12 @@ def loco(
     return held, chosen
 
 
-def collect(groups: Any, questions: Any, first: Any, second: Any) -> list[Kept]:
+def collect(
+    groups: Any, questions: Any, first: Any, second: Any, *, context: bool = True
+) -> list[Kept]:
     """Ingest every conversation with `first`, search every question once in hybrid mode and
-    keep what the fusion received, with `second`'s dense list beside it."""
+    keep what the fusion received, with `second`'s dense list beside it. Without `context`
+    the turn vectors hold the turn alone, not the turn before it (for comparison)."""
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.settings import Settings
     from graphmem_neo4j.store.embedded import EmbeddedServer
@@ -175,6 +197,8 @@ def collect(groups: Any, questions: Any, first: Any, second: Any) -> list[Kept]:
         return fuse(**kwargs)
 
     setattr(search_module, "fuse", recording_fuse)  # noqa: B010 (a test double)
+    if not context:
+        setattr(ingest_module, "embedding_text", turn_alone)  # noqa: B010
     kept: list[Kept] = []
     with tempfile.TemporaryDirectory(prefix="graphmem-fusion-cv-") as home:
         server = EmbeddedServer(Path(home), free_port())
@@ -201,7 +225,7 @@ def collect(groups: Any, questions: Any, first: Any, second: Any) -> list[Kept]:
                         )
                         seq[t.session] += 1
                     qs = questions.get(space, [])
-                    texts = [embedding_text(t.speaker, t.text) for t in turns]
+                    texts = ingested_texts(turns, context)
                     seconds = flat_dense(second, candidates, texts, [q["question"] for q in qs])
                     by_id = {c.id: c for c in candidates}
                     for q, rows in zip(qs, seconds, strict=True):
@@ -219,6 +243,7 @@ def collect(groups: Any, questions: Any, first: Any, second: Any) -> list[Kept]:
                     )
         finally:
             server.stop()
+            setattr(ingest_module, "embedding_text", embedding_text)  # noqa: B010
     return kept
 
 

@@ -14,7 +14,9 @@ logistic regressions the product ships (`--family linear`, the default) or also 
 trees and the variants without the session features (`--family all`). Printed: the held-out
 R@10 per fold and overall beside the fusion with its default constants and the fusion held
 out (its constants chosen on the other conversations), per category, and the gains with 95%
-paired-bootstrap intervals. `--write FILE` fits the chosen regression on every question and
+paired-bootstrap intervals. `--against-turn-alone` also collects the lists with turn vectors
+of the turn alone (not the turn before it) and prints what the shipped vectors gain held out.
+`--write FILE` fits the chosen regression on every question and
 writes the product's ranker file.
 """
 
@@ -201,6 +203,63 @@ def choose(
     return chosen, scores[chosen]
 
 
+def nested(
+    kept: Sequence[Kept],
+    table: Table,
+    spaces: Sequence[str],
+    systems: dict[System, Any],
+    second: bool,
+) -> tuple[list[float], dict[str, tuple[System, float]]]:
+    """Each question's R@10 held out: its conversation's ranker chosen (`choose`) and fitted
+    on the other conversations; and per conversation the system chosen, with its inner R@10."""
+    learned = [0.0] * len(kept)
+    choices = {}
+    for space in spaces:
+        inner = [s for s in spaces if s != space]
+        chosen, inner_score = choose(kept, table, inner, systems, second)
+        choices[space] = (chosen, inner_score)
+        drop = 0 if chosen[1] else session_width(second)
+        for n, r in held_out(kept, table, set(inner), {space}, systems[chosen], drop).items():
+            learned[n] = r
+    return learned, choices
+
+
+def against_turn_alone(
+    groups: Any,
+    questions: Any,
+    model: Any,
+    spaces: Sequence[str],
+    learned: Sequence[float],
+    systems: dict[System, Any],
+    cache: Path | None,
+) -> tuple[float, float, float]:
+    """The same held-out ranker over candidate lists collected with turn vectors of the turn
+    alone (no previous turn): per conversation and overall, what the shipped vectors gain."""
+    alone: list[Kept]
+    if cache is not None and cache.exists():
+        alone = pickle.loads(cache.read_bytes())
+    else:
+        alone = collect(groups, questions, model, model, context=False)
+        if cache is not None:
+            cache.write_bytes(pickle.dumps(alone))
+    table = [features(k) for k in alone]
+    base, _ = nested(alone, table, spaces, systems, False)
+    for space in spaces:
+        mine = [i for i, k in enumerate(alone) if k.space == space]
+        fold_gain = statistics.fmean(learned[i] - base[i] for i in mine)
+        print(
+            f"{space}: turn vectors alone {statistics.fmean(base[i] for i in mine):.3f}, "
+            f"with the previous turn {statistics.fmean(learned[i] for i in mine):.3f}, "
+            f"gain {fold_gain:+.3f}"
+        )
+    gain = paired_interval(list(learned), base)
+    print(
+        f"all {len(alone)} questions: turn vectors alone {statistics.fmean(base):.3f}, gain of "
+        f"the previous turn {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
+    )
+    return gain
+
+
 def fitted_ranker(
     kept: Sequence[Kept], table: Table, make: Any, model: str, fitted_on: str
 ) -> LinearRanker:
@@ -253,6 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the product ships)",
     )
     parser.add_argument(
+        "--against-turn-alone",
+        action="store_true",
+        help="also collect the lists with turn vectors of the turn alone (ingestion without "
+        "the previous turn) and print the held-out ranker's gain from the previous turn",
+    )
+    parser.add_argument(
         "--write",
         type=Path,
         help="fit the linear family's choice (by leave-one-conversation-out over every "
@@ -294,14 +359,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for session in (False, True)
         if args.family == "all" or (name.startswith("logistic") and session)
     }
-    learned = [0.0] * len(kept)
+    learned, choices = nested(kept, table, spaces, systems, second)
     for space in spaces:
-        inner = [s for s in spaces if s != space]
-        chosen, inner_score = choose(kept, table, inner, systems, second)
+        chosen, inner_score = choices[space]
         text = f"{chosen[0]}{', session features' if chosen[1] else ''}"
-        drop = 0 if chosen[1] else session_width(second)
-        for n, r in held_out(kept, table, set(inner), {space}, systems[chosen], drop).items():
-            learned[n] = r
         mine = [i for i, k in enumerate(kept) if k.space == space]
         ranked = statistics.fmean(learned[i] for i in mine)
         base = statistics.fmean(fusion[i] for i in mine)
@@ -344,6 +405,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             figures.add(f"learned ranker R@10, {cat_name}", ranked)
             figures.add(f"fusion R@10, {cat_name}", base)
+    if args.against_turn_alone:
+        alone_cache = args.cache.with_suffix(".alone.pkl") if args.cache else None
+        qs = load_questions(args.data)
+        gain = against_turn_alone(groups, qs, model, spaces, learned, systems, alone_cache)
+        figures.add("gain of the previous turn in the turn vector", gain[0])
+        figures.add("gain of the previous turn, 95% interval low", gain[1])
+        figures.add("gain of the previous turn, 95% interval high", gain[2])
     if args.write:
         chosen, score = choose(kept, table, spaces, systems, second)
         ranker = fitted_ranker(

@@ -5,13 +5,15 @@ move a graph to a new model, each space's turns and entities get new vectors, a 
 time; every rewritten node carries `embedded_with`, the model's name, so an interrupted run
 resumes where it stopped. When no node of any space holds a vector from another model, the
 graph records the new model and the refusal lifts. The vector dimension stays: the vector
-indexes are built for it.
+indexes are built for it. Turns stored by a graphmem whose turn vectors did not read the
+turn before (no `context_embedded`) are re-embedded too, with the model they have.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .conversation.ingest import embedding_text
 from .deps import Parts
@@ -83,7 +85,7 @@ def reembed_space(
     ):
         while rows := parts.store.read(todo, params):
             texts = [
-                embedding_text(str(r["speaker"]), str(r["text"]))
+                embedding_text(str(r["speaker"]), str(r["text"]), _previous(r))
                 if label == "Turn"
                 else str(r["text"])
                 for r in rows
@@ -110,6 +112,13 @@ def reembed_space(
         )
         report.graph_switched = True
     return report
+
+
+def _previous(row: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The speaker and text of the turn before a turn in its session, if it has one."""
+    if row.get("previous_text") is None:
+        return None
+    return str(row["previous_speaker"]), str(row["previous_text"])
 
 
 def _models(parts: Parts) -> tuple[str, str]:

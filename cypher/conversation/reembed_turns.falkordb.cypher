@@ -3,7 +3,7 @@
 // and the cleared vector are written first (docs/DEVELOPING.md, "Cypher rules").
 UNWIND $rows AS row
 MATCH (t:Turn {space: $space, id: row.id})
-SET t.embedded_with = $model, t.embedding = null
+SET t.embedded_with = $model, t.context_embedded = true, t.embedding = null
 WITH t, row
 SET t.embedding = vecf32(row.embedding)
 RETURN count(t) AS written

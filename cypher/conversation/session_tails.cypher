@@ -4,4 +4,5 @@ MATCH (s:Session {space: $space, id: sid})-[:HAS_TURN]->(t:Turn)
 WITH sid, t
 ORDER BY t.seq DESC
 WITH sid, collect(t)[0] AS last
-RETURN sid AS session, last.id AS last_id, last.seq AS last_seq
+RETURN sid AS session, last.id AS last_id, last.seq AS last_seq, last.speaker AS last_speaker,
+       last.text AS last_text

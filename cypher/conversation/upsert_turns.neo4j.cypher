@@ -12,8 +12,8 @@ ON CREATE SET t.created_at = $now, t.created_turn = row.turn_index, t.access_cou
               t.last_access_turn = row.turn_index
 SET t.session = row.session, t.seq = row.seq, t.speaker = row.speaker, t.text = row.text,
     t.time = row.time, t.n_terms = row.n_terms, t.stems = row.stems,
-    t.metadata_json = row.metadata_json,
-    t.content_hash = row.content_hash, t.embedding = row.embedding
+    t.metadata_json = row.metadata_json, t.content_hash = row.content_hash,
+    t.context_embedded = true, t.embedding = row.embedding
 MERGE (s)-[h:HAS_TURN]->(t)
 SET h.complete = false
 WITH s, count(t) AS written, max(row.turn_index) AS newest

@@ -38,9 +38,13 @@ Progress = Callable[[int], None]
 Forget = Callable[[str], ForgetReport]
 
 
-def embedding_text(speaker: str, text: str) -> str:
-    """What a turn's embedding is computed from: who said it matters to the meaning."""
-    return f"{speaker}: {text}"
+def embedding_text(speaker: str, text: str, previous: tuple[str, str] | None = None) -> str:
+    """What a turn's embedding is computed from: who said it, what, and then the turn before it
+    in its session (`previous`: its speaker and text), which a reply's meaning often depends on.
+    The turn comes first so that a model's length limit cuts the context, not the turn
+    (docs/conversation.md, "What a turn's vector holds")."""
+    own = f"{speaker}: {text}"
+    return own if previous is None else f"{own}\n{previous[0]}: {previous[1]}"
 
 
 class Ingestor:
@@ -119,7 +123,7 @@ class Ingestor:
                 return parts.embedder.embed(texts)
 
         def prepare(batch: Sequence[TurnPlan]) -> tuple[list[list[float]], list[TurnExtraction]]:
-            texts = [embedding_text(p.turn.speaker, p.turn.text) for p in batch]
+            texts = [embedding_text(p.turn.speaker, p.turn.text, p.previous) for p in batch]
             turns = [p.turn for p in batch]
             extractions = extractor.extract(turns, speakers)
             if self.config.coreference:

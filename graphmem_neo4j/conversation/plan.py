@@ -20,6 +20,9 @@ class TurnPlan:
     seq: int
     prev: str | None
     """The turn before it in its session (the NEXT link to write), if any."""
+    previous: tuple[str, str] | None
+    """The speaker and text of the turn before it in its session, in this call or stored
+    (what its embedding reads after its own text), if any."""
     turn_index: int
     digest: str
     skip: bool
@@ -66,15 +69,16 @@ def plan_turns(
     """Sequence numbers, NEXT links and the logical clock for each turn, and whether it
     is already stored complete with this content (then it is skipped)."""
     sessions = list(dict.fromkeys(t.session for t in turns))
-    tails: dict[str, tuple[str, int]] = {}
+    tails: dict[str, tuple[str, int, tuple[str, str]]] = {}
     for start in range(0, len(sessions), 500):
         for row in store.read(
             "conversation/session_tails",
             {"space": space, "sessions": sessions[start : start + 500]},
         ):
             if row["last_id"] is not None:
-                tails[str(row["session"])] = (str(row["last_id"]), int(row["last_seq"]))
-    last_in_session: dict[str, str] = {}
+                last = (str(row["last_speaker"]), str(row["last_text"]))
+                tails[str(row["session"])] = (str(row["last_id"]), int(row["last_seq"]), last)
+    last_in_session: dict[str, TurnInput] = {}
     max_seq: dict[str, int] = {s: tails[s][1] for s in tails}
     plans = []
     for turn in turns:
@@ -94,15 +98,18 @@ def plan_turns(
             turn_index = clock
             clock += 1
         max_seq[turn.session] = max(max_seq.get(turn.session, -1), seq)
-        prev = last_in_session.get(turn.session)
+        before = last_in_session.get(turn.session)
+        prev = before.turn_id if before is not None else None
+        previous = (before.speaker, before.text) if before is not None else None
         if prev is None and stored is None and turn.session in tails:
-            tail_id = tails[turn.session][0]
-            prev = tail_id if tail_id != turn.turn_id else None
-        last_in_session[turn.session] = turn.turn_id
+            tail_id, _, tail = tails[turn.session]
+            if tail_id != turn.turn_id:
+                prev, previous = tail_id, tail
+        last_in_session[turn.session] = turn
         skip = (
             stored is not None
             and bool(stored.get("complete"))
             and stored.get("content_hash") == digest
         )
-        plans.append(TurnPlan(turn, seq, prev, turn_index, digest, skip))
+        plans.append(TurnPlan(turn, seq, prev, previous, turn_index, digest, skip))
     return plans

@@ -76,7 +76,7 @@ def test_hybrid_search_marks_turns_found_by_spreading(memory: GraphMemory, space
     memory.conversation.config = ConversationConfig(weights=FusionWeights(spread=0.3))
     load(memory, space)
     result = memory.conversation.search("What places has Maya visited?", space=space, k=6)
-    assert result.hits and all(h.speaker == "Maya" for h in result.hits[:2])
+    assert result.hits and result.hits[0].speaker == "Maya"
     assert any("spread" in h.via for h in result.hits)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from graphmem_neo4j.conversation.ingest import embedding_text
 from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.conversation.state import SpaceState
 from graphmem_neo4j.embedder import HashEmbedder
@@ -82,6 +83,33 @@ def test_appending_a_later_file_continues_the_session_chain(
         "conversation/get_turns", {"space": space, "ids": [t.turn_id for t in example_turns[:12]]}
     )
     assert sorted(r["seq"] for r in rows) == list(range(12))
+
+
+def test_a_turn_is_embedded_with_the_turn_before_it_in_its_session(
+    memory: GraphMemory, space: str
+) -> None:
+    """Its vector is that of "speaker: text", then the previous turn's: from the same call,
+    or the session's stored last turn when a later call continues the session; a session's
+    first turn has its own text only."""
+    first = [
+        TurnInput("s1", "a", "Ann", "Who helps you when things go wrong?"),
+        TurnInput("s2", "x", "Cy", "The lake froze early."),
+        TurnInput("s1", "b", "Bob", "My sister and my old coach."),
+    ]
+    later = [TurnInput("s1", "c", "Ann", "That is good to hear.")]
+    service = memory.conversation
+    service.add_turns(first, space=space, forget_every=0)
+    service.add_turns(later, space=space, forget_every=0)
+    expected = {
+        "a": embedding_text("Ann", first[0].text),
+        "x": embedding_text("Cy", first[1].text),
+        "b": embedding_text("Bob", first[2].text, ("Ann", first[0].text)),
+        "c": embedding_text("Ann", later[0].text, ("Bob", first[2].text)),
+    }
+    assert expected["b"] == f"Bob: {first[2].text}\nAnn: {first[0].text}"
+    for turn_id, text in expected.items():
+        hits = service.search(text, space=space, k=1, mode="vector", touch=False).hits
+        assert (hits[0].turn_id, round(hits[0].score, 5)) == (turn_id, 1.0), text
 
 
 class Crash(Exception):

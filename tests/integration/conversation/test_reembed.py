@@ -3,14 +3,18 @@ resumably; until every space is done the graph keeps refusing the new model."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
+from graphmem_neo4j.conversation.ingest import embedding_text
 from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.errors import SchemaMismatch
 from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.portability import export_space, import_dump
 from graphmem_neo4j.reembed import pending, reembed_space
 from graphmem_neo4j.schema import read_state
 from graphmem_neo4j.settings import Settings
@@ -89,3 +93,44 @@ def test_reembed_refuses_another_dimension(
         with pytest.raises(SchemaMismatch, match="keeps the dimension"):
             reembed_space(new.parts, space)
         assert read_state(new.store).embedding_model == "hash-64"
+
+
+def test_reembed_gives_turns_stored_without_their_context_the_vectors_ingestion_makes(
+    engine_settings: Settings, space: str, tmp_path: Path
+) -> None:
+    """A turn stored by an older graphmem holds the vector of its own text only and no
+    `context_embedded`; reembed, with the same model, gives it the vector of its text and the
+    turn before it, which a search for that text then finds at similarity 1."""
+    turns = [
+        TurnInput("s1", "a", "Ann", "Who helps you when things go wrong?"),
+        TurnInput("s1", "b", "Bob", "My sister and my old coach, always."),
+        TurnInput("s2", "c", "Ann", "The lake froze early this year."),
+    ]
+    embedder = HashEmbedder(64)
+    with GraphMemory(engine_settings, embedder=embedder) as memory:
+        memory.conversation.add_turns(turns, space=space, forget_every=0)
+        assert pending(memory.parts, space) == {}
+        path = tmp_path / "old.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            export_space(memory, space, out)
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        for record in records:
+            if record.get("label") == "Turn":
+                props = record["props"]
+                assert props.pop("context_embedded") is True
+                props["embedding"] = embedder.embed([f"{props['speaker']}: {props['text']}"])[0]
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        old = f"{space}-old"
+        import_dump(memory, path, space=old)
+        assert pending(memory.parts, old) == {"Turn": 3}
+        with_context = embedding_text("Bob", turns[1].text, ("Ann", turns[0].text))
+
+        def similarity(text: str) -> float:
+            found = memory.conversation.search(text, space=old, k=3, mode="vector", touch=False)
+            return next(h.score for h in found.hits if h.turn_id == "b")
+
+        assert similarity(with_context) < 0.999
+        report = reembed_space(memory.parts, old)
+        assert (report.turns, report.graph_switched) == (3, False)
+        assert pending(memory.parts, old) == {}
+        assert similarity(with_context) == pytest.approx(1.0, abs=1e-5)
