@@ -350,6 +350,7 @@ class Turn(MemoryNode):
     stems = StringProperty()
     metadata_json = StringProperty()
     content_hash = StringProperty()
+    context_embedded = BooleanProperty()  # the vector holds the turn before it too
     created_at = IntegerProperty()
     created_turn = IntegerProperty()
     access_count = IntegerProperty()  # as created; later accesses count on HAS_TURN
