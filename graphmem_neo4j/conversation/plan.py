@@ -26,7 +26,7 @@ class TurnPlan:
     turn_index: int
     digest: str
     skip: bool
-    """Already stored complete with this content."""
+    """Already stored complete with this content and a vector that holds the turn before it."""
 
 
 def check_unique(turns: Sequence[TurnInput]) -> None:
@@ -67,7 +67,8 @@ def plan_turns(
     clock: int,
 ) -> list[TurnPlan]:
     """Sequence numbers, NEXT links and the logical clock for each turn, and whether it
-    is already stored complete with this content (then it is skipped)."""
+    is already stored complete with this content and its vector holds the turn before it
+    (then it is skipped)."""
     sessions = list(dict.fromkeys(t.session for t in turns))
     tails: dict[str, tuple[str, int, tuple[str, str]]] = {}
     for start in range(0, len(sessions), 500):
@@ -110,6 +111,7 @@ def plan_turns(
             stored is not None
             and bool(stored.get("complete"))
             and stored.get("content_hash") == digest
+            and bool(stored.get("context_embedded"))
         )
         plans.append(TurnPlan(turn, seq, prev, previous, turn_index, digest, skip))
     return plans

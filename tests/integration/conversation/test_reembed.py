@@ -134,3 +134,16 @@ def test_reembed_gives_turns_stored_without_their_context_the_vectors_ingestion_
         assert (report.turns, report.graph_switched) == (3, False)
         assert pending(memory.parts, old) == {}
         assert similarity(with_context) == pytest.approx(1.0, abs=1e-5)
+
+        # Ingesting the same turns again upgrades them too (and only once).
+        again = f"{space}-again"
+        import_dump(memory, path, space=again)
+        first = memory.conversation.add_turns(turns, space=again, forget_every=0)
+        assert (first.turns_written, first.turns_skipped) == (3, 0)
+        assert pending(memory.parts, again) == {}
+        found = memory.conversation.search(
+            with_context, space=again, k=1, mode="vector", touch=False
+        ).hits[0]
+        assert (found.turn_id, round(found.score, 5)) == ("b", 1.0)
+        second = memory.conversation.add_turns(turns, space=again, forget_every=0)
+        assert (second.turns_written, second.turns_skipped) == (0, 3)
