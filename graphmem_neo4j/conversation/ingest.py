@@ -122,13 +122,29 @@ class Ingestor:
             with lock:  # one model call at a time; tokenizers are not re-entrant
                 return parts.embedder.embed(texts)
 
+        # Entity names are embedded with their batch's turns, ahead of the batch's write: had
+        # the write embed them, it would wait for the model while the model works on the next
+        # batch, and the two would take turns instead of overlapping. Names of entities that
+        # turn out to be stored already are embedded for nothing (once per call); a name is
+        # a few word pieces against a turn's thirty.
+        name_vectors: dict[str, list[float]] = {}
+
+        def embed_names(names: Sequence[str]) -> list[list[float]]:
+            missing = [n for n in dict.fromkeys(names) if n not in name_vectors]
+            if missing:
+                name_vectors.update(zip(missing, embed(missing), strict=True))
+            return [name_vectors[n] for n in names]
+
         def prepare(batch: Sequence[TurnPlan]) -> tuple[list[list[float]], list[TurnExtraction]]:
             texts = [embedding_text(p.turn.speaker, p.turn.text, p.previous) for p in batch]
             turns = [p.turn for p in batch]
             extractions = extractor.extract(turns, speakers)
             if self.config.coreference:
                 extractions = inherit_referents(turns, extractions)
-            return embed(texts), extractions
+            names = [e.name for x in extractions for e in x.entities if e.name not in name_vectors]
+            vectors = embed([*texts, *dict.fromkeys(names)])
+            name_vectors.update(zip(dict.fromkeys(names), vectors[len(texts) :], strict=True))
+            return vectors[: len(texts)], extractions
 
         # Batch i+1 is embedded and extracted while batch i is written: the model and the
         # engine work at the same time.
@@ -142,7 +158,7 @@ class Ingestor:
                 vectors, extractions = upcoming.result()
                 if index + 1 < len(batches):
                     upcoming = worker.submit(prepare, batches[index + 1])
-                self._write_batch(space, batch, vectors, extractions, embed, counters)
+                self._write_batch(space, batch, vectors, extractions, embed_names, counters)
                 # The clock moves with the turn indexes handed out by plan_turns.
                 clock = max(clock, *(p.turn_index + 1 for p in batch))
                 if on_progress is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from graphmem_neo4j.conversation.state import SpaceState
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.memory import GraphMemory
+from graphmem_neo4j.nearest import Probe, nearest
 from graphmem_neo4j.portability import dump_records, space_digest
 
 
@@ -121,7 +123,6 @@ def crash_in_the_second_batch(
 ) -> Any:
     """Batches of 20 turns; the first `after` write of the second batch raises Crash once it
     is written. Returns the store's real `write`, to put back."""
-    from dataclasses import replace
 
     service = memory.conversation
     service.config = replace(service.config, batch_size=20)
@@ -304,6 +305,50 @@ def test_embedding_dedup_merges_names_above_the_threshold(memory: GraphMemory, s
         {"space": space, "ids": [entities["Biscuit"]["id"]], "per_entity": 50},
     )
     assert {r["id"] for r in linked} == {"t1", "t2"}  # provenance: both source turns
+
+
+class CountingEmbedder(HashEmbedder):
+    """The test graph's hash embedder, keeping every call's texts."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return super().embed(texts)
+
+
+def test_a_batch_embeds_its_turns_and_new_names_in_one_model_call(
+    memory: GraphMemory, space: str
+) -> None:
+    """Entity names go to the model with their batch's turns, so the batch's write never waits
+    for the model while the next batch is embedded; the entities still carry their name's
+    vector, and a name embedded once in a call is not embedded again."""
+    counting = CountingEmbedder()
+    service = GraphMemory(memory.settings, store=memory.store, embedder=counting).conversation
+    service.config = replace(service.config, batch_size=2)
+    turns = [
+        TurnInput("s1", "t1", "Ann", "We met Biscuit in Lisbon.", None),
+        TurnInput("s1", "t2", "Bo", "Biscuit is a beagle.", None),
+        TurnInput("s1", "t3", "Ann", "Lisbon was sunny and Biscuit slept.", None),
+    ]
+    service.add_turns(turns, space=space, forget_every=0)
+    assert len(counting.calls) == 2  # one per batch of two turns
+    first, second = counting.calls
+    assert first[:2] == [
+        embedding_text("Ann", turns[0].text),
+        embedding_text("Bo", turns[1].text, ("Ann", turns[0].text)),
+    ]
+    assert {"Biscuit", "Lisbon"} <= set(first[2:])
+    assert second[0] == embedding_text("Ann", turns[2].text, ("Bo", turns[1].text))
+    assert not {"Biscuit", "Lisbon"} & set(second[1:])
+    probes = [Probe(name, counting.embed([name])[0]) for name in ("Biscuit", "Lisbon")]
+    found = nearest(
+        memory.store, "conversation/similar_entities", probes, space=space, k=1, min_similarity=0.0
+    )
+    for name in ("Biscuit", "Lisbon"):  # stored with its own name's vector
+        assert (found[name][0]["name"], round(found[name][0]["similarity"], 5)) == (name, 1.0)
 
 
 def test_locomo_import_creates_one_space_per_sample(

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from graphmem_neo4j.conversation.dedup import cluster_new_names, cosine, entity_id
+from graphmem_neo4j.conversation.dedup import cluster_new_names, entity_id
 from graphmem_neo4j.conversation.fusion import (
     Candidate,
     fuse,
@@ -125,17 +125,52 @@ def test_named_speakers_and_query_keys() -> None:
 def test_entity_clusters_and_ids() -> None:
     assert entity_id("pottery class") == entity_id("pottery class")
     assert entity_id("pottery class") != entity_id("pottery")
-    assert cosine([1.0, 0.0], [0.0, 2.0]) == 0.0
-    assert cosine([1.0, 1.0], [2.0, 2.0]) == pytest.approx(1.0)
     clusters = cluster_new_names(
-        ["dog", "dogs", "cat"], [[1.0, 0.0], [0.99, 0.05], [0.0, 1.0]], 0.92
+        ["dog", "dogs", "cat", "kitty", "none"],
+        [[1.0, 0.0], [1.98, 0.1], [0.0, 1.0], [0.3, 0.954], [0.0, 0.0]],  # not unit length
+        0.92,
     )
     assert [(cl.key, cl.members) for cl in clusters] == [
         ("dog", ("dog", "dogs")),
-        ("cat", ("cat",)),
+        ("cat", ("cat", "kitty")),
+        ("none", ("none",)),  # a zero vector is like nothing
     ]
+    # Greedy in first-seen order: a name joins the first representative it is close to,
+    # not a later name it is closer to.
+    a, b, c = [1.0, 0.0], [0.94, 0.341], [0.77, 0.638]  # cos(a,b) .94, (a,c) .77, (b,c) .94
+    assert [cl.members for cl in cluster_new_names(["a", "b", "c"], [a, b, c], 0.92)] == [
+        ("a", "b"),
+        ("c",),
+    ]
+    assert cluster_new_names([], [], 0.92) == []
     with pytest.raises(ValueError):
         cluster_new_names(["a"], [], 0.9)
+
+
+def test_clustering_many_names_matches_comparing_them_pair_by_pair() -> None:
+    """More names than one block of rows: the same clusters as the greedy rule computed name
+    by name."""
+    import random
+
+    rng = random.Random(3)
+    centres = [[rng.gauss(0, 1) for _ in range(16)] for _ in range(300)]
+    vectors = [[x + rng.gauss(0, 0.15) for x in rng.choice(centres)] for _ in range(1300)]
+    keys = [f"n{i}" for i in range(len(vectors))]
+
+    def cos(a: list[float], b: list[float]) -> float:
+        dot = sum(x * y for x, y in zip(a, b, strict=True))
+        return dot / (sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5
+
+    expected: list[tuple[list[float], list[str]]] = []
+    for key, vec in zip(keys, vectors, strict=True):
+        home = next((m for rep, m in expected if cos(vec, rep) >= 0.92), None)
+        if home is None:
+            expected.append((vec, [key]))
+        else:
+            home.append(key)
+    clusters = cluster_new_names(keys, vectors, 0.92)
+    assert [list(cl.members) for cl in clusters] == [m for _, m in expected]
+    assert 250 < len(clusters) < 1300  # names did fold together, and not all into one
 
 
 def test_relative_dense_scores_are_the_same_on_any_cosine_scale() -> None:
