@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conversation_synthetic import synthetic_queries, synthetic_turns
 from figures import Figures, add_json_out
+from fusion_cv import ingested_texts
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -126,7 +127,7 @@ def build(
 ) -> None:
     """Ingest the turns into space "scale", printing the throughput."""
     # The ceiling on this machine right now: the model alone on the same texts.
-    sample = [f"{t.speaker}: {t.text}" for t in turns[:1000]]
+    sample = ingested_texts(turns[:1000])
     t0 = time.perf_counter()
     base.embed(sample)
     alone = len(sample) / (time.perf_counter() - t0)

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
         SearchResult,
         TurnInput,
     )
-    from graphmem_neo4j.conversation.readers import InputFormat
     from graphmem_neo4j.errors import Refused
 
 MODES = ("hybrid", "sf", "vector", "fulltext")
@@ -49,10 +48,16 @@ def ingest(
         "--format",
         "-f",
         help="jsonl: one turn per line, {session, turn_id, speaker, text, timestamp}; "
-        "locomo: LoCoMo's JSON (each sample_id becomes its own space unless --space is given)",
+        "locomo: LoCoMo's JSON (each sample_id becomes its own space unless --space is given); "
+        "longmemeval: LongMemEval's JSON (each question_id's haystack becomes its own space "
+        "unless --space is given)",
     ),
     space: str | None = typer.Option(
-        None, "--space", "-s", help="Target space [env: GRAPHMEM_SPACE; locomo: the sample_id]"
+        None,
+        "--space",
+        "-s",
+        help="Target space [env: GRAPHMEM_SPACE; locomo: the sample_id; longmemeval: the "
+        "question_id]",
     ),
     forget_every: int | None = typer.Option(
         None,
@@ -70,11 +75,11 @@ def ingest(
     nothing is written (with --skip-invalid the bad rows are left out and counted instead).
     Re-running a file stores it once; an interrupted run resumes.
     """
-    from graphmem_neo4j.conversation.readers import read_turns
+    from graphmem_neo4j.conversation.readers import FORMATS, read_turns
     from graphmem_neo4j.errors import InputError, Refused, without_refused_lines
 
-    if fmt not in ("jsonl", "locomo"):
-        raise InputError(f"unknown format {fmt!r}: use jsonl or locomo", field="--format")
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}: use {', '.join(FORMATS)}", field="--format")
     existing_file(file)
     refused = Refused(str(file))
     if skip_invalid:
@@ -83,7 +88,7 @@ def ingest(
         valid = _valid_turns(file, refused)
         total = len(valid)
     else:
-        groups = read_turns(file, cast("InputFormat", fmt), space=space)
+        groups = read_turns(file, fmt, space=space)
         total = sum(len(turns) for _, turns in groups)
     memory = open_memory()
     default = resolve_space(None)

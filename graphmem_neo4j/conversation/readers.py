@@ -1,7 +1,9 @@
-"""Reading conversations from files: the generic JSONL format and LoCoMo's JSON.
+"""Reading conversations from files: the generic JSONL format, LoCoMo's JSON and
+LongMemEval's JSON.
 
 Readers validate everything before anything is written: a bad row stops the whole file with
-an InputError naming the file, the line (JSONL) or record path (LoCoMo), and the field.
+an InputError naming the file, the line (JSONL) or record path (LoCoMo, LongMemEval), and the
+field.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from ..errors import InputError, jsonl_records
 from ..spaces import validate_space
 from ..store.params import text_problem
 from .models import TurnInput
-from .text import parse_iso, parse_locomo_time
+from .text import parse_iso, parse_locomo_time, parse_longmemeval_time
 
-InputFormat = Literal["jsonl", "locomo"]
+InputFormat = Literal["jsonl", "locomo", "longmemeval"]
+FORMATS: tuple[InputFormat, ...] = ("jsonl", "locomo", "longmemeval")
 REQUIRED = ("session", "turn_id", "speaker", "text")
 MAX_TEXT = 20_000
 MAX_ID = 200
@@ -124,14 +127,11 @@ def read_jsonl(path: Path) -> list[TurnInput]:
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 
 
-def read_locomo(path: Path, *, space: str | None = None) -> list[tuple[str, list[TurnInput]]]:
-    """LoCoMo records → (space, turns) per record: the record's `sample_id` is its space
-    unless `space` is given; dia_ids become turn ids; `session_N_date_time` becomes every
-    turn's timestamp; a shared image's caption is kept in the text as "[image: …]"."""
+def _json_file(path: Path) -> Any:
     source = str(path)
     try:
         raw = path.read_bytes()
-        data = json.loads(raw.decode("utf-8-sig"))
+        return json.loads(raw.decode("utf-8-sig"))
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", source=source) from e
     except UnicodeDecodeError as e:
@@ -139,6 +139,14 @@ def read_locomo(path: Path, *, space: str | None = None) -> list[tuple[str, list
         raise InputError(f"not valid UTF-8: {e.reason}", source=source, line=line) from e
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg}", source=source, line=e.lineno) from e
+
+
+def read_locomo(path: Path, *, space: str | None = None) -> list[tuple[str, list[TurnInput]]]:
+    """LoCoMo records → (space, turns) per record: the record's `sample_id` is its space
+    unless `space` is given; dia_ids become turn ids; `session_N_date_time` becomes every
+    turn's timestamp; a shared image's caption is kept in the text as "[image: …]"."""
+    source = str(path)
+    data = _json_file(path)
     records = data if isinstance(data, list) else [data]
     out: dict[str, list[TurnInput]] = {}
     for index, record in enumerate(records):
@@ -216,6 +224,117 @@ def _locomo_turns(conversation: dict[str, Any], source: str, where: str) -> list
     return turns
 
 
+def read_longmemeval(path: Path, *, space: str | None = None) -> list[tuple[str, list[TurnInput]]]:
+    """LongMemEval instances → (space, turns) per instance: each instance's `question_id` is
+    its space (its haystack is its own history) unless `space` is given; a session's turns
+    are `<session id>:<index>`, spoken by `user` or `assistant`, stamped with the session's
+    date; a turn's `has_answer` is kept in its metadata. With `space`, all haystacks go into
+    that one space and a session that several instances share is read once."""
+    source = str(path)
+    records = _json_file(path)
+    if not isinstance(records, list):
+        raise InputError("a LongMemEval file is a JSON list of instances", source=source)
+    out: dict[str, list[TurnInput]] = {}
+    seen: dict[str, tuple[str, list[str]]] = {}  # session id → where first read, its texts
+    for index, record in enumerate(records):
+        where = f"[{index}]"
+        if not isinstance(record, dict):
+            raise InputError("expected an object", source=source, field=where)
+        fields = ("question_id", "haystack_session_ids", "haystack_dates", "haystack_sessions")
+        for name in fields:
+            if name not in record:
+                raise InputError("missing required field", source=source, field=f"{where}.{name}")
+        ids, dates, sessions = (record[name] for name in fields[1:])
+        if not (isinstance(ids, list) and isinstance(dates, list) and isinstance(sessions, list)):
+            raise InputError(
+                "haystack_session_ids, haystack_dates and haystack_sessions must be lists",
+                source=source,
+                field=where,
+            )
+        if not len(ids) == len(dates) == len(sessions):
+            raise InputError(
+                f"{len(ids)} session ids, {len(dates)} dates and {len(sessions)} sessions: "
+                "the three lists must be as long",
+                source=source,
+                field=where,
+            )
+        target = space
+        if target is None:
+            target = _string(
+                record["question_id"],
+                f"{where}.question_id",
+                source=source,
+                line=None,
+                limit=MAX_ID,
+            )
+            validate_space(target, source=source)
+        turns = out.setdefault(target, [])
+        for s, (session_id, date, session) in enumerate(zip(ids, dates, sessions, strict=True)):
+            at = f"{where}.haystack_sessions[{s}]"
+            sid = _string(
+                session_id,
+                f"{where}.haystack_session_ids[{s}]",
+                source=source,
+                line=None,
+                limit=MAX_ID,
+            )
+            read = _longmemeval_session(sid, date, session, source, where, s)
+            if space is not None:
+                texts = [t.text for t in read]
+                if sid in seen:
+                    first, known = seen[sid]
+                    if known != texts:
+                        raise InputError(
+                            f"session {sid!r} differs from the one read at {first}",
+                            source=source,
+                            field=at,
+                        )
+                    continue
+                seen[sid] = (at, texts)
+            turns.extend(read)
+    if not any(out.values()):
+        raise InputError("no turns in file", source=source)
+    return list(out.items())
+
+
+def _longmemeval_session(
+    session_id: str, date: Any, session: Any, source: str, where: str, index: int
+) -> list[TurnInput]:
+    at = f"{where}.haystack_sessions[{index}]"
+    if not isinstance(session, list):
+        raise InputError("a session is a list of turns", source=source, field=at)
+    try:
+        timestamp = parse_longmemeval_time(str(date))
+    except ValueError as e:
+        raise InputError(str(e), source=source, field=f"{where}.haystack_dates[{index}]") from e
+    turns = []
+    for i, row in enumerate(session):
+        path = f"{at}[{i}]"
+        if not isinstance(row, dict):
+            raise InputError("expected an object", source=source, field=path)
+        for name in ("role", "content"):
+            if name not in row:
+                raise InputError("missing required field", source=source, field=f"{path}.{name}")
+        metadata = {k: v for k, v in row.items() if k not in ("role", "content")}
+        metadata["session_date"] = date
+        turns.append(
+            TurnInput(
+                session=session_id,
+                turn_id=f"{session_id}:{i}",
+                speaker=_string(
+                    row["role"], f"{path}.role", source=source, line=None, limit=MAX_ID
+                ),
+                text=_string(
+                    row["content"], f"{path}.content", source=source, line=None, limit=MAX_TEXT
+                ),
+                timestamp=timestamp,
+                metadata=metadata,
+                source=source,
+            )
+        )
+    return turns
+
+
 def read_turns(
     path: Path, fmt: InputFormat, *, space: str | None
 ) -> list[tuple[str | None, list[TurnInput]]]:
@@ -224,7 +343,9 @@ def read_turns(
         return [(space, read_jsonl(path))]
     if fmt == "locomo":
         return [(name, turns) for name, turns in read_locomo(path, space=space)]
-    raise InputError(f"unknown format {fmt!r}: use jsonl or locomo", field="format")
+    if fmt == "longmemeval":
+        return [(name, turns) for name, turns in read_longmemeval(path, space=space)]
+    raise InputError(f"unknown format {fmt!r}: use {', '.join(FORMATS)}", field="format")
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,22 @@ def parse_locomo_time(value: str) -> int:
     return to_epoch_ms(datetime(int(year), month, int(day), h, int(minute), tzinfo=UTC))
 
 
+_LONGMEMEVAL_TIME = re.compile(
+    r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]+\))?\s*(\d{1,2}):(\d{2})\s*$"
+)
+
+
+def parse_longmemeval_time(value: str) -> int:
+    """LongMemEval's session dates, e.g. "2023/05/20 (Sat) 02:21" → epoch ms (UTC)."""
+    match = _LONGMEMEVAL_TIME.match(value)
+    if not match:
+        raise ValueError(
+            f"not a LongMemEval date: {value!r} (expected like 2023/05/20 (Sat) 02:21)"
+        )
+    year, month, day, hour, minute = (int(g) for g in match.groups())
+    return to_epoch_ms(datetime(year, month, day, hour, minute, tzinfo=UTC))
+
+
 @dataclass(frozen=True)
 class TimeRange:
     start_ms: int

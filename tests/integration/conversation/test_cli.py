@@ -97,6 +97,33 @@ def test_locomo_format_makes_a_space_per_sample(cli: CliRunner, tmp_path: Path) 
     assert json.loads(out)["hits"][0]["turn_id"] == "D1:1"
 
 
+def test_longmemeval_haystacks_are_searched_through_the_cli(cli: CliRunner, tmp_path: Path) -> None:
+    """`ingest --format longmemeval` makes a space per question; the benchmark's query file
+    runs through `search --batch`, each question in its own space."""
+    from tests.benchmark_module import load_benchmark
+
+    sample = Path(__file__).parents[2] / "fixtures" / "longmemeval_sample.json"
+    code, out, _ = run(cli, "ingest", str(sample), "--format", "longmemeval", "--json")
+    assert code == 0, out
+    reports = {r["space"]: r["turns_written"] for r in json.loads(out)}
+    assert reports == {"lme_bike": 8, "lme_trip": 7, "lme_pet_abs": 4}
+    queries = tmp_path / "q.jsonl"
+    longmemeval = load_benchmark("longmemeval")
+    assert longmemeval.main(["--data", str(sample), "--write-queries", str(queries)]) == 0
+    asked = [json.loads(line) for line in queries.read_text().splitlines()]
+    assert [(q["id"], q["space"]) for q in asked] == [
+        ("lme_bike", "lme_bike"),
+        ("lme_trip", "lme_trip"),
+    ]  # the abstention question has no evidence to find
+    code, out, _ = run(cli, "search", "--batch", str(queries), "-k", "3", "--json")
+    assert code == 0, out
+    found = {}
+    for line in map(json.loads, out.splitlines()):
+        found[line["id"]] = [hit["turn_id"] for hit in line["hits"]]
+    assert "answer_bike:0" in found["lme_bike"]
+    assert "answer_trip:2" in found["lme_trip"]
+
+
 def test_errors_exit_non_zero_with_a_clear_message(cli: CliRunner, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     good = {"session": "s", "turn_id": "t", "speaker": "A", "text": "ok"}
@@ -107,7 +134,7 @@ def test_errors_exit_non_zero_with_a_clear_message(cli: CliRunner, tmp_path: Pat
     code, _, err = run(cli, "ingest", str(tmp_path / "missing.jsonl"))
     assert code == 6 and "no such file" in err
     code, _, err = run(cli, "ingest", str(bad), "--format", "csv")
-    assert code == 6 and "unknown format" in err
+    assert code == 6 and "unknown format 'csv': use jsonl, locomo, longmemeval" in err
     code, _, err = run(cli, "search", "anything", "--space", "nowhere")
     assert code == 5 and "unknown space 'nowhere'" in err
     code, _, err = run(cli, "search", "--space", "x")

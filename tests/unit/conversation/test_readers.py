@@ -11,6 +11,7 @@ from graphmem_neo4j.conversation.readers import (
     parse_query_rows,
     read_jsonl,
     read_locomo,
+    read_longmemeval,
     read_turns,
 )
 from graphmem_neo4j.errors import InputError
@@ -174,6 +175,101 @@ def test_malformed_locomo_names_the_record_path(tmp_path: Path, mutate: object, 
     with pytest.raises(InputError) as info:
         read_locomo(path)
     assert info.value.field is not None and field in info.value.field
+
+
+def longmemeval_instance(question_id: str = "q1", shared: str = "sh_1") -> dict[str, object]:
+    """One instance in LongMemEval's layout (Wu et al., ICLR 2025; its data README): a
+    question over its own haystack of dated user-assistant sessions."""
+    return {
+        "question_id": question_id,
+        "question_type": "single-session-user",
+        "question": "What breed is my dog?",
+        "answer": "A beagle",
+        "question_date": "2023/06/01 (Thu) 10:00",
+        "haystack_session_ids": [shared, f"answer_{question_id}"],
+        "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/28 (Sun) 18:05"],
+        "haystack_sessions": [
+            [
+                {"role": "user", "content": "Any tips for a rainy weekend?"},
+                {"role": "assistant", "content": "Board games and soup."},
+            ],
+            [
+                {"role": "user", "content": "My beagle chewed a shoe.", "has_answer": True},
+                {"role": "assistant", "content": "Try a chew toy."},
+            ],
+        ],
+        "answer_session_ids": [f"answer_{question_id}"],
+    }
+
+
+def test_longmemeval_instances_become_spaces_of_dated_sessions(tmp_path: Path) -> None:
+    path = tmp_path / "longmemeval_s.json"
+    path.write_text(json.dumps([longmemeval_instance("q1"), longmemeval_instance("q2_abs")]))
+    groups = read_longmemeval(path)
+    assert [space for space, _ in groups] == ["q1", "q2_abs"]
+    turns = groups[0][1]
+    assert [(t.session, t.turn_id, t.speaker) for t in turns] == [
+        ("sh_1", "sh_1:0", "user"),
+        ("sh_1", "sh_1:1", "assistant"),
+        ("answer_q1", "answer_q1:0", "user"),
+        ("answer_q1", "answer_q1:1", "assistant"),
+    ]
+    assert turns[0].timestamp == 1684549260000  # 2023-05-20 02:21 UTC
+    assert turns[2].timestamp == 1685297100000  # 2023-05-28 18:05 UTC
+    assert turns[2].metadata["has_answer"] is True and "has_answer" not in turns[3].metadata
+    assert read_turns(path, "longmemeval", space=None)[1][0] == "q2_abs"
+
+
+def test_longmemeval_into_one_space_reads_a_shared_session_once(tmp_path: Path) -> None:
+    path = tmp_path / "longmemeval_s.json"
+    path.write_text(json.dumps([longmemeval_instance("q1"), longmemeval_instance("q2")]))
+    ((space, turns),) = read_longmemeval(path, space="all")
+    assert space == "all"
+    assert [t.turn_id for t in turns] == [
+        "sh_1:0",
+        "sh_1:1",
+        "answer_q1:0",
+        "answer_q1:1",
+        "answer_q2:0",
+        "answer_q2:1",
+    ]
+    changed = longmemeval_instance("q2")
+    changed["haystack_sessions"][0][0]["content"] = "Something else."  # type: ignore[index]
+    path.write_text(json.dumps([longmemeval_instance("q1"), changed]))
+    with pytest.raises(InputError, match="differs from the one read at") as info:
+        read_longmemeval(path, space="all")
+    assert info.value.field == "[1].haystack_sessions[0]"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda r: r.pop("haystack_dates"), "[0].haystack_dates"),
+        (lambda r: r["haystack_dates"].pop(), "[0]"),
+        (lambda r: r.__setitem__("question_id", "has space"), "space"),
+        (lambda r: r["haystack_dates"].__setitem__(1, "May 28"), "[0].haystack_dates[1]"),
+        (lambda r: r["haystack_sessions"][1][0].pop("role"), "[0].haystack_sessions[1][0].role"),
+        (lambda r: r["haystack_sessions"][0].__setitem__(1, "hi"), "[0].haystack_sessions[0][1]"),
+        (lambda r: r["haystack_sessions"][1][1].__setitem__("content", 7), "[1][1].content"),
+    ],
+)
+def test_malformed_longmemeval_names_the_instance_path(
+    tmp_path: Path, mutate: object, field: str
+) -> None:
+    record = longmemeval_instance()
+    mutate(record)  # type: ignore[operator]
+    path = tmp_path / "longmemeval.json"
+    path.write_text(json.dumps([record]))
+    with pytest.raises(InputError) as info:
+        read_longmemeval(path)
+    assert info.value.field is not None and info.value.field.endswith(field)
+
+
+def test_a_longmemeval_file_must_be_a_list(tmp_path: Path) -> None:
+    path = tmp_path / "longmemeval.json"
+    path.write_text(json.dumps(longmemeval_instance()))
+    with pytest.raises(InputError, match="JSON list of instances"):
+        read_longmemeval(path)
 
 
 def test_query_rows(tmp_path: Path) -> None:
