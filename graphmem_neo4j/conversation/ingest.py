@@ -141,9 +141,10 @@ class Ingestor:
             extractions = extractor.extract(turns, speakers)
             if self.config.coreference:
                 extractions = inherit_referents(turns, extractions)
-            names = [e.name for x in extractions for e in x.entities if e.name not in name_vectors]
-            vectors = embed([*texts, *dict.fromkeys(names)])
-            name_vectors.update(zip(dict.fromkeys(names), vectors[len(texts) :], strict=True))
+            found = (e.name for x in extractions for e in x.entities)
+            names = [n for n in dict.fromkeys(found) if n not in name_vectors]
+            vectors = embed([*texts, *names])
+            name_vectors.update(zip(names, vectors[len(texts) :], strict=True))
             return vectors[: len(texts)], extractions
 
         # Batch i+1 is embedded and extracted while batch i is written: the model and the
