@@ -30,7 +30,6 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,8 +38,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from engine_parity import start_server  # noqa: E402
 from figures import Figures, add_json_out  # noqa: E402
-from locomo import BM25, free_port, mean_interval, ranked, tokens  # noqa: E402
+from locomo import BM25, mean_interval, ranked, tokens  # noqa: E402
 
 from graphmem_neo4j.conversation.models import TurnInput  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_longmemeval  # noqa: E402
@@ -179,22 +179,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from graphmem_neo4j.embedder import HashEmbedder, NumpyEmbedder
     from graphmem_neo4j.memory import GraphMemory
-    from graphmem_neo4j.settings import Settings
-    from graphmem_neo4j.store.embedded import EmbeddedServer
 
     embedder: Any = NumpyEmbedder() if args.embedder == "minilm" else HashEmbedder()
     embedder.embed(["warm up"])
     table = Table()
     ingested, ingest_seconds = 0, 0.0
     with tempfile.TemporaryDirectory(prefix="graphmem-longmemeval-") as home:
-        server = EmbeddedServer(Path(home), free_port())
-        server.ensure_running()
+        settings, stop = start_server("falkordb", Path(home))
         try:
-            settings = Settings(
-                home=Path(home),
-                embedded_port=server.port,
-                database=f"longmemeval_{uuid.uuid4().hex[:8]}",
-            )
             with GraphMemory(settings, embedder=embedder) as memory:
                 memory.init()
                 for number, (space, turns) in enumerate(groups, 1):
@@ -216,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             table.add(system, question["type"], values)
                     print(f"[{number}/{len(groups)}] {space}: {len(turns)} turns", flush=True)
         finally:
-            server.stop()
+            stop()
     summary = table.print(args.k)
     rate = ingested / ingest_seconds if ingest_seconds else 0.0
     print(f"\ningest: {ingested} turns in {ingest_seconds:.1f}s = {rate:.1f} turns/s")
