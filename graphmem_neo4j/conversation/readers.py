@@ -229,13 +229,15 @@ def read_longmemeval(path: Path, *, space: str | None = None) -> list[tuple[str,
     its space (its haystack is its own history) unless `space` is given; a session's turns
     are `<session id>:<index>`, spoken by `user` or `assistant`, stamped with the session's
     date; a turn's `has_answer` is kept in its metadata. With `space`, all haystacks go into
-    that one space and a session that several instances share is read once."""
+    that one space. A session read again into the same space (LongMemEval's haystacks share
+    sessions) is kept once; the same session id with other turns is refused."""
     source = str(path)
     records = _json_file(path)
     if not isinstance(records, list):
         raise InputError("a LongMemEval file is a JSON list of instances", source=source)
     out: dict[str, list[TurnInput]] = {}
-    seen: dict[str, tuple[str, list[str]]] = {}  # session id → where first read, its texts
+    # (space, session id) → where it was first read, and its turns
+    seen: dict[tuple[str, str], tuple[str, list[tuple[str, str]]]] = {}
     for index, record in enumerate(records):
         where = f"[{index}]"
         if not isinstance(record, dict):
@@ -279,18 +281,16 @@ def read_longmemeval(path: Path, *, space: str | None = None) -> list[tuple[str,
                 limit=MAX_ID,
             )
             read = _longmemeval_session(sid, date, session, source, where, s)
-            if space is not None:
-                texts = [t.text for t in read]
-                if sid in seen:
-                    first, known = seen[sid]
-                    if known != texts:
-                        raise InputError(
-                            f"session {sid!r} differs from the one read at {first}",
-                            source=source,
-                            field=at,
-                        )
-                    continue
-                seen[sid] = (at, texts)
+            said = [(t.speaker, t.text) for t in read]
+            first, known = seen.setdefault((target, sid), (at, said))
+            if first != at:
+                if known != said:
+                    raise InputError(
+                        f"session {sid!r} differs from the one read at {first}",
+                        source=source,
+                        field=at,
+                    )
+                continue
             turns.extend(read)
     if not any(out.values()):
         raise InputError("no turns in file", source=source)

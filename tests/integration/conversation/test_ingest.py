@@ -18,6 +18,7 @@ from graphmem_neo4j.errors import InputError, UnknownSpace
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.nearest import Probe, nearest
 from graphmem_neo4j.portability import dump_records, space_digest
+from tests.fakes.embedders import CountingEmbedder
 
 
 def count(memory: GraphMemory, space: str) -> dict[str, Any]:
@@ -305,18 +306,6 @@ def test_embedding_dedup_merges_names_above_the_threshold(memory: GraphMemory, s
         {"space": space, "ids": [entities["Biscuit"]["id"]], "per_entity": 50},
     )
     assert {r["id"] for r in linked} == {"t1", "t2"}  # provenance: both source turns
-
-
-class CountingEmbedder(HashEmbedder):
-    """The test graph's hash embedder, keeping every call's texts."""
-
-    def __init__(self) -> None:
-        super().__init__(64)
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls.append(list(texts))
-        return super().embed(texts)
 
 
 def test_a_batch_embeds_its_turns_and_new_names_in_one_model_call(

@@ -241,6 +241,21 @@ def test_longmemeval_into_one_space_reads_a_shared_session_once(tmp_path: Path) 
     assert info.value.field == "[1].haystack_sessions[0]"
 
 
+def test_a_session_twice_in_one_haystack_is_kept_once_or_refused(tmp_path: Path) -> None:
+    record = longmemeval_instance("q1")
+    for key in ("haystack_session_ids", "haystack_dates", "haystack_sessions"):
+        record[key] = [*record[key], record[key][0]]  # type: ignore[index]
+    path = tmp_path / "longmemeval_s.json"
+    path.write_text(json.dumps([record]))
+    ((_, turns),) = read_longmemeval(path)
+    assert [t.turn_id for t in turns] == ["sh_1:0", "sh_1:1", "answer_q1:0", "answer_q1:1"]
+    record["haystack_sessions"][2] = [{"role": "user", "content": "Other words."}]  # type: ignore[index]
+    path.write_text(json.dumps([record]))
+    with pytest.raises(InputError, match="session 'sh_1' differs") as info:
+        read_longmemeval(path)
+    assert info.value.field == "[0].haystack_sessions[2]"
+
+
 @pytest.mark.parametrize(
     ("mutate", "field"),
     [

@@ -13,20 +13,11 @@ from graphmem_neo4j.errors import ConfigError
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.recall.cache import MAX_TEXTS_PER_CALL, QueryMemo
 from graphmem_neo4j.settings import Settings
-
-
-class Counting(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__(16)
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls.append(list(texts))
-        return super().embed(texts)
+from tests.fakes.embedders import CountingEmbedder
 
 
 def test_a_query_is_embedded_once() -> None:
-    inner = Counting()
+    inner = CountingEmbedder(16)
     memo = QueryMemo(inner)
     first = memo.embed(["where does Maya live?"])
     second = memo.embed(["where does Maya live?"])
@@ -36,7 +27,7 @@ def test_a_query_is_embedded_once() -> None:
 
 
 def test_only_the_missing_texts_reach_the_model() -> None:
-    inner = Counting()
+    inner = CountingEmbedder(16)
     memo = QueryMemo(inner)
     memo.embed(["a b"])
     out = memo.embed(["a b", "c d", "c d"])
@@ -45,7 +36,7 @@ def test_only_the_missing_texts_reach_the_model() -> None:
 
 
 def test_clear_makes_the_model_run_again() -> None:
-    inner = Counting()
+    inner = CountingEmbedder(16)
     memo = QueryMemo(inner)
     memo.embed(["a b"])
     memo.clear()
@@ -54,7 +45,7 @@ def test_clear_makes_the_model_run_again() -> None:
 
 
 def test_reserved_texts_are_embedded_once_by_whoever_reserved_them() -> None:
-    inner = Counting()
+    inner = CountingEmbedder(16)
     memo = QueryMemo(inner)
     run = memo.reserve(["query", "task", "skeleton"])
     got: list[list[list[float]]] = []
@@ -69,7 +60,7 @@ def test_reserved_texts_are_embedded_once_by_whoever_reserved_them() -> None:
 
 
 def test_batches_and_long_texts_bypass_the_memo() -> None:
-    inner = Counting()
+    inner = CountingEmbedder(16)
     memo = QueryMemo(inner)
     batch = [f"turn {i}" for i in range(MAX_TEXTS_PER_CALL + 1)]
     memo.embed(batch)
@@ -82,7 +73,7 @@ def test_batches_and_long_texts_bypass_the_memo() -> None:
 
 
 def test_the_oldest_entries_go_first_and_results_are_copies() -> None:
-    inner = Counting()
+    inner = CountingEmbedder(16)
     memo = QueryMemo(inner, size=2)
     memo.embed(["one"])
     memo.embed(["two"])
@@ -100,13 +91,13 @@ def test_threads_asking_at_once_share_one_model_call() -> None:
     started = threading.Event()
     release = threading.Event()
 
-    class Slow(Counting):
+    class Slow(CountingEmbedder):
         def embed(self, texts: Sequence[str]) -> list[list[float]]:
             started.set()
             release.wait(5)
             return super().embed(texts)
 
-    inner = Slow()
+    inner = Slow(16)
     memo = QueryMemo(inner)
     results: list[list[list[float]]] = []
     first = threading.Thread(target=lambda: results.append(memo.embed(["the query"])))
@@ -123,12 +114,12 @@ def test_threads_asking_at_once_share_one_model_call() -> None:
 
 
 def test_a_failed_model_call_fails_its_waiters_and_is_not_remembered() -> None:
-    class Broken(Counting):
+    class Broken(CountingEmbedder):
         def embed(self, texts: Sequence[str]) -> list[list[float]]:
             self.calls.append(list(texts))
             raise RuntimeError("model crashed")
 
-    inner = Broken()
+    inner = Broken(16)
     memo = QueryMemo(inner)
     for _ in range(2):
         with pytest.raises(RuntimeError):
@@ -137,7 +128,7 @@ def test_a_failed_model_call_fails_its_waiters_and_is_not_remembered() -> None:
 
 
 def test_memory_puts_the_memo_in_front_of_its_embedder() -> None:
-    inner = Counting()
+    inner = CountingEmbedder(16)
     memory = GraphMemory(Settings(), embedder=inner)
     assert isinstance(memory.embedder, QueryMemo)
     assert memory.embedder.name == inner.name
