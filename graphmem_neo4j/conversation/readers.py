@@ -24,6 +24,9 @@ InputFormat = Literal["jsonl", "locomo", "longmemeval"]
 FORMATS: tuple[InputFormat, ...] = ("jsonl", "locomo", "longmemeval")
 REQUIRED = ("session", "turn_id", "speaker", "text")
 MAX_TEXT = 20_000
+MAX_LONGMEMEVAL_TEXT = 200_000
+"""LongMemEval's haystacks hold chat-assistant sessions whose answers (code, long lists) can
+run past MAX_TEXT; refusing one of them would refuse the whole file."""
 MAX_ID = 200
 
 
@@ -315,6 +318,8 @@ def _longmemeval_session(
         for name in ("role", "content"):
             if name not in row:
                 raise InputError("missing required field", source=source, field=f"{path}.{name}")
+        if isinstance(row["content"], str) and not row["content"].strip():
+            continue  # an empty message holds nothing to remember; the others keep their index
         metadata = {k: v for k, v in row.items() if k not in ("role", "content")}
         metadata["session_date"] = date
         turns.append(
@@ -325,7 +330,11 @@ def _longmemeval_session(
                     row["role"], f"{path}.role", source=source, line=None, limit=MAX_ID
                 ),
                 text=_string(
-                    row["content"], f"{path}.content", source=source, line=None, limit=MAX_TEXT
+                    row["content"],
+                    f"{path}.content",
+                    source=source,
+                    line=None,
+                    limit=MAX_LONGMEMEVAL_TEXT,
                 ),
                 timestamp=timestamp,
                 metadata=metadata,

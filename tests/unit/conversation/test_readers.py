@@ -280,6 +280,22 @@ def test_malformed_longmemeval_names_the_instance_path(
     assert info.value.field is not None and info.value.field.endswith(field)
 
 
+def test_longmemeval_empty_messages_are_left_out_and_long_ones_kept(tmp_path: Path) -> None:
+    record = longmemeval_instance()
+    record["haystack_sessions"][0][0]["content"] = "  "  # type: ignore[index]
+    record["haystack_sessions"][1][1]["content"] = "x" * 50_000  # type: ignore[index]
+    path = tmp_path / "longmemeval.json"
+    path.write_text(json.dumps([record]))
+    ((_, turns),) = read_longmemeval(path)
+    assert [t.turn_id for t in turns] == ["sh_1:1", "answer_q1:0", "answer_q1:1"]
+    assert len(turns[2].text) == 50_000
+    record["haystack_sessions"][1][1]["content"] = "x" * 200_001  # type: ignore[index]
+    path.write_text(json.dumps([record]))
+    with pytest.raises(InputError, match="longer than 200000") as info:
+        read_longmemeval(path)
+    assert info.value.field == "[0].haystack_sessions[1][1].content"
+
+
 def test_a_longmemeval_file_must_be_a_list(tmp_path: Path) -> None:
     path = tmp_path / "longmemeval.json"
     path.write_text(json.dumps(longmemeval_instance()))
