@@ -43,8 +43,8 @@ def cluster_new_names(
     reps: list[int] = []  # positions of the representatives, in first-seen order
     members: dict[int, list[str]] = {}
     # The similarities to every other name, a block of rows at a time: a batch of a
-    # conversation's turns names hundreds of new entities, and pairs of them compared one by
-    # one in Python took most of its ingestion time.
+    # conversation's turns names hundreds of new entities, too many pairs to compare one at
+    # a time in Python.
     for start in range(0, len(keys), _ROWS):
         block = unit[start : start + _ROWS] @ unit.T
         for offset, similar in enumerate(block >= threshold):
