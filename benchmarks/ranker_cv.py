@@ -83,7 +83,6 @@ def features(kept: Kept, second: bool = False) -> tuple[list[str], np.ndarray]:
         inputs["lexical"],
         speakers=inputs.get("speakers", ()),
         ranges=inputs.get("ranges", ()),
-        dated=inputs.get("dated", ()),
         others=[c for c, _ in other],
     )
     ids = [c.id for c in pool]
@@ -153,7 +152,8 @@ def held_out(
     drop: int = 0,
 ) -> dict[int, float]:
     """R@10 of each `test` question, ranked by a classifier fitted on the `train` spaces
-    without the last `drop` feature columns."""
+    without the last `drop` feature columns; the test rows are held within the range the
+    training rows span, as the product's ranker holds them."""
     columns = slice(0, -drop) if drop else slice(None)
     x, y = [], []
     for k, (ids, rows) in zip(kept, table, strict=True):
@@ -161,12 +161,14 @@ def held_out(
             evidence = set(k.evidence)
             x.append(rows[:, columns])
             y.extend(int(i in evidence) for i in ids)
+    train_rows = np.vstack(x)
+    low, high = train_rows.min(axis=0), train_rows.max(axis=0)
     model = make()
-    model.fit(np.vstack(x), np.asarray(y))
+    model.fit(train_rows, np.asarray(y))
     out = {}
     for n, (k, (ids, rows)) in enumerate(zip(kept, table, strict=True)):
         if k.space in test:
-            p = model.predict_proba(rows[:, columns])[:, 1]
+            p = model.predict_proba(np.clip(rows[:, columns], low, high))[:, 1]
             order = [ids[j] for j in np.argsort(-p, kind="stable")]
             out[n] = recall(order, k.evidence, 10)
     return out
@@ -260,11 +262,46 @@ def against_turn_alone(
     return gain
 
 
+def ablation(
+    kept: Sequence[Kept],
+    table: Table,
+    spaces: Sequence[str],
+    systems: dict[System, Any],
+    learned: Sequence[float],
+    figures: Figures,
+) -> None:
+    """What each feature adds held out: the nested ranker again without it, and the gain of
+    having it per conversation and over all questions (and multi-hop ones) with 95%
+    paired-bootstrap intervals."""
+    multi_hop = [i for i, k in enumerate(kept) if CATEGORIES.get(k.category) == "multi-hop"]
+    print(f"{'feature':<34} " + " ".join(f"{s:>8}" for s in spaces) + "   all, 95% interval"
+          "          multi-hop")
+    for j, name in enumerate(FEATURES):
+        without, _ = nested(
+            kept, [(ids, np.delete(rows, j, axis=1)) for ids, rows in table], spaces, systems, False
+        )
+        folds = [
+            statistics.fmean(learned[i] - without[i] for i, k in enumerate(kept) if k.space == s)
+            for s in spaces
+        ]
+        gain = paired_interval(list(learned), without)
+        hop = paired_interval([learned[i] for i in multi_hop], [without[i] for i in multi_hop])
+        print(
+            f"{name:<34} " + " ".join(f"{g:>+8.3f}" for g in folds)
+            + f"   {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
+            f"   {hop[0]:+.3f} [{hop[1]:+.3f}, {hop[2]:+.3f}]",
+            flush=True,
+        )
+        figures.add(f"gain of {name}", gain[0])
+        figures.add(f"gain of {name}, 95% interval low", gain[1])
+        figures.add(f"gain of {name}, 95% interval high", gain[2])
+
+
 def fitted_ranker(
     kept: Sequence[Kept], table: Table, make: Any, model: str, fitted_on: str
 ) -> LinearRanker:
     """The logistic regression `make` builds, fitted on every question, as the product's
-    ranker (its scaler's mean and scale, its weights)."""
+    ranker (its scaler's mean and scale, its weights, each feature's range)."""
     x = np.vstack([rows for _, rows in table])
     y = np.asarray(
         [int(i in set(k.evidence)) for k, (ids, _) in zip(kept, table, strict=True) for i in ids]
@@ -280,6 +317,8 @@ def fitted_ranker(
         coef=tuple(float(v) for v in logistic.coef_[0]),
         intercept=float(logistic.intercept_[0]),
         fitted_on=fitted_on,
+        low=tuple(float(v) for v in x.min(axis=0)),
+        high=tuple(float(v) for v in x.max(axis=0)),
     )
 
 
@@ -318,6 +357,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the previous turn) and print the held-out ranker's gain from the previous turn",
     )
     parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="also fit the nested ranker once without each feature and print what each adds "
+        "held out, per conversation and overall with 95%% paired-bootstrap intervals (linear "
+        "family)",
+    )
+    parser.add_argument(
         "--write",
         type=Path,
         help="fit the linear family's choice (by leave-one-conversation-out over every "
@@ -326,8 +372,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_json_out(parser)
     args = parser.parse_args(argv)
-    if args.write and (args.second or args.family != "linear"):
-        parser.error("--write needs the linear family and no --second (what the product runs)")
+    if (args.write or args.ablation) and (args.second or args.family != "linear"):
+        parser.error(
+            "--write and --ablation need the linear family and no --second (what the product "
+            "runs)"
+        )
     name = "ranker_cv_second" if args.second else "ranker_cv"
     if args.first:
         name += f"_{model_key(str(args.first))}"
@@ -412,6 +461,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures.add("gain of the previous turn in the turn vector", gain[0])
         figures.add("gain of the previous turn, 95% interval low", gain[1])
         figures.add("gain of the previous turn, 95% interval high", gain[2])
+    if args.ablation:
+        ablation(kept, table, spaces, systems, learned, figures)
     if args.write:
         chosen, score = choose(kept, table, spaces, systems, second)
         ranker = fitted_ranker(

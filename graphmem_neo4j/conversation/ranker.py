@@ -7,8 +7,10 @@ whether it asks a question, whether it falls in a time range the question names,
 its session holds among the candidates. A logistic regression, fitted by
 `benchmarks/ranker_cv.py --write` on LoCoMo dev with its regularisation chosen by
 leave-one-conversation-out, gives P(evidence | features); the turns are ranked by it. The
-weights are per embedding model (the raw cosine is on the model's scale) and ship as JSON
-beside this module (rankers/<model>.json). docs/conversation.md, "A learned ranker".
+weights are per embedding model and ship as JSON beside this module (rankers/<model>.json),
+with the range each feature spanned in training: a value outside it is held at its edge, so
+a conversation unlike the training data (replies ten times longer, say) cannot push a linear
+weight past what was learned. docs/conversation.md, "A learned ranker".
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import functools
 import json
 import math
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,6 @@ ABSENT_RANK = 150
 """The rank given to a candidate missing from a list (the lists hold 100)."""
 
 FEATURES = (
-    "dense cosine",
     "dense relative",
     "in dense list",
     "log dense rank",
@@ -45,13 +46,10 @@ FEATURES = (
     "previous turn dense relative",
     "previous turn bm25 relative",
     "next turn dense relative",
-    "next turn bm25 relative",
     "speaker named",
-    "question names a speaker",
     "log length",
     "asks a question",
     "in a named time range",
-    "names a time",
     "session best dense relative",
     "session best bm25 relative",
     "log session candidates",
@@ -61,7 +59,7 @@ SESSION_FEATURES = 4
 """The last columns: what the candidate's session holds and the dense × BM25 product."""
 
 RANKERS = Path(__file__).with_name("rankers")
-FORMAT = "graphmem-ranker/1"
+FORMAT = "graphmem-ranker/2"
 
 
 def features(
@@ -70,7 +68,6 @@ def features(
     *,
     speakers: Iterable[str] = (),
     ranges: Sequence[TimeRange] = (),
-    dated: Collection[str] = (),
     others: Iterable[Candidate] = (),
 ) -> tuple[list[Candidate], np.ndarray]:
     """The candidates of one question and one row of FEATURES each. `others` join the pool
@@ -106,7 +103,6 @@ def features(
         after = at.get((c.session, c.seq + 1), "")
         rows.append(
             [
-                cosine.get(i, floor),
                 relative.get(i, 0.0),
                 float(i in cosine),
                 math.log1p(dense_rank.get(i, ABSENT_RANK)),
@@ -116,13 +112,10 @@ def features(
                 relative.get(before, 0.0),
                 lex.get(before, 0.0),
                 relative.get(after, 0.0),
-                lex.get(after, 0.0),
                 float(bool(named) and name_key(c.speaker) in named),
-                float(bool(named)),
                 math.log1p(len(c.text)),
                 float(c.text.rstrip().endswith("?")),
                 float(c.time is not None and any(r.contains(c.time) for r in ranges)),
-                float(i in dated),
                 session_dense[c.session],
                 session_lexical[c.session],
                 math.log1p(session_count[c.session]),
@@ -135,8 +128,9 @@ def features(
 
 @dataclass(frozen=True)
 class LinearRanker:
-    """A logistic regression over standardised features: logit = ((x − mean) / scale) · coef
-    + intercept."""
+    """A logistic regression over standardised features: logit = ((clip(x) − mean) / scale) ·
+    coef + intercept, where clip holds each feature within [low, high], the range it spanned
+    in training (empty: unbounded)."""
 
     model: str
     features: tuple[str, ...]
@@ -145,6 +139,8 @@ class LinearRanker:
     coef: tuple[float, ...]
     intercept: float
     fitted_on: str = ""
+    low: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.features)
@@ -152,21 +148,33 @@ class LinearRanker:
             raise ConfigError(f"ranker for {self.model!r}: {n} features but other lengths differ")
         if not all(math.isfinite(v) and v > 0 for v in self.scale):
             raise ConfigError(f"ranker for {self.model!r}: every scale must be positive")
+        if (self.low or self.high) and not (
+            len(self.low) == len(self.high) == n
+            and all(lo <= hi for lo, hi in zip(self.low, self.high, strict=True))
+        ):
+            raise ConfigError(f"ranker for {self.model!r}: each feature needs a low <= high")
 
     def logits(self, rows: np.ndarray) -> np.ndarray:
+        if self.low:
+            rows = np.clip(rows, np.asarray(self.low), np.asarray(self.high))
         mean, scale = np.asarray(self.mean), np.asarray(self.scale)
         logits: np.ndarray = ((rows - mean) / scale) @ np.asarray(self.coef) + self.intercept
         return logits
 
     def to_json(self) -> dict[str, Any]:
+        n = len(self.features)
+        low = self.low or (-math.inf,) * n
+        high = self.high or (math.inf,) * n
         return {
             "format": FORMAT,
             "model": self.model,
             "fitted_on": self.fitted_on,
             "intercept": self.intercept,
             "features": [
-                {"name": f, "mean": m, "scale": s, "coef": c}
-                for f, m, s, c in zip(self.features, self.mean, self.scale, self.coef, strict=True)
+                {"name": f, "mean": m, "scale": s, "coef": c, "low": lo, "high": hi}
+                for f, m, s, c, lo, hi in zip(
+                    self.features, self.mean, self.scale, self.coef, low, high, strict=True
+                )
             ],
         }
 
@@ -184,6 +192,8 @@ class LinearRanker:
                 coef=tuple(float(r["coef"]) for r in rows),
                 intercept=float(data["intercept"]),
                 fitted_on=str(data.get("fitted_on", "")),
+                low=tuple(float(r["low"]) for r in rows),
+                high=tuple(float(r["high"]) for r in rows),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"{source} is not a ranker file: {e!r}") from e
@@ -234,7 +244,6 @@ def rank(
     k: int,
     speakers: Iterable[str] = (),
     ranges: Sequence[TimeRange] = (),
-    dated: Collection[str] = (),
 ) -> list[SearchHit]:
     """The k candidates most likely to be evidence. A hit's score is its place between the
     least and the most likely candidate of the question's pool on the log-odds scale (1 for
@@ -242,7 +251,7 @@ def rank(
     the layer's best relevance (recall/rank.py). The probabilities themselves are small
     (evidence is about 1 turn in 200) and fall steeply, so a list's tenth turn would weigh
     next to nothing beside its first."""
-    pool, rows = features(dense, lexical, speakers=speakers, ranges=ranges, dated=dated)
+    pool, rows = features(dense, lexical, speakers=speakers, ranges=ranges)
     if not pool:
         return []
     logits = ranker.logits(rows)

@@ -265,13 +265,13 @@ class Searcher:
         graph_rows = graph.result() if graph is not None else []
         concept_rows = concept.result() if concept is not None else []
         ranges = time_ranges(query, any_year=True)
+        if ranker is not None:
+            return rank(ranker, dense, lexical_rows, k, speakers, ranges), facts
         dated = (
             self.dated(space, [lexical_rows, dense, graph_rows, concept_rows])
             if w.dated > 0 and asks_when(query)
             else set()
         )
-        if ranker is not None:
-            return rank(ranker, dense, lexical_rows, k, speakers, ranges, dated), facts
         if several and w.speaker_several != w.speaker:
             w = replace(w, speaker=w.speaker_several)
 

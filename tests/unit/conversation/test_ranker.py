@@ -15,6 +15,7 @@ from graphmem_neo4j.conversation.fusion import Candidate
 from graphmem_neo4j.conversation.models import ConversationConfig, FusionWeights
 from graphmem_neo4j.conversation.ranker import (
     FEATURES,
+    FORMAT,
     RANKERS,
     LinearRanker,
     chosen_ranker,
@@ -43,7 +44,7 @@ def only(feature: str, weight: float = 1.0) -> LinearRanker:
 def test_it_ranks_by_the_features_its_weights_read() -> None:
     by_bm25 = rank(only("bm25 relative"), dense=DENSE, lexical=LEXICAL, k=3)
     assert [h.turn_id for h in by_bm25] == ["b1", "a1", "a2"]
-    by_dense = rank(only("dense cosine"), dense=DENSE, lexical=LEXICAL, k=2)
+    by_dense = rank(only("dense relative"), dense=DENSE, lexical=LEXICAL, k=2)
     assert [h.turn_id for h in by_dense] == ["a2", "a1"]
 
 
@@ -66,46 +67,43 @@ def test_a_hit_scores_its_place_between_the_pools_worst_and_best_and_names_its_l
 def test_the_speaker_and_time_features_come_from_the_question() -> None:
     stamped = replace(A1, time=1_000)
     window = TimeRange(0, 2_000, "early")
-    pool, rows = features(
-        [(stamped, 0.5), (B1, 0.2)], [], speakers=["Maya"], ranges=[window], dated={"b1"}
-    )
-    named, asked, in_range, dated = (
-        FEATURES.index(f)
-        for f in (
-            "speaker named",
-            "question names a speaker",
-            "in a named time range",
-            "names a time",
-        )
-    )
+    pool, rows = features([(stamped, 0.5), (B1, 0.2)], [], speakers=["Maya"], ranges=[window])
+    named, in_range = (FEATURES.index(f) for f in ("speaker named", "in a named time range"))
     by_id = {c.id: rows[i] for i, c in enumerate(pool)}
     assert (by_id["a1"][named], by_id["b1"][named]) == (1.0, 0.0)
-    assert by_id["b1"][asked] == 1.0
     assert (by_id["a1"][in_range], by_id["b1"][in_range]) == (1.0, 0.0)
-    assert (by_id["a1"][dated], by_id["b1"][dated]) == (0.0, 1.0)
 
 
 def test_no_candidates_no_hits() -> None:
-    assert rank(only("dense cosine"), dense=[], lexical=[], k=5) == []
+    assert rank(only("dense relative"), dense=[], lexical=[], k=5) == []
     pool, rows = features([], [])
     assert pool == [] and rows.shape == (0, len(FEATURES))
 
 
 def test_a_ranker_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> None:
-    ranker = only("log length", 0.5)
+    n = len(FEATURES)
+    ranker = replace(only("log length", 0.5), low=(0.0,) * n, high=(7.0,) * n)
     assert LinearRanker.from_json(json.loads(json.dumps(ranker.to_json())), "x") == ranker
     data = ranker.to_json()
     data["features"] = data["features"][:-1]
     with pytest.raises(ConfigError, match="not the ones this version computes"):
         LinearRanker.from_json(data, "x.json")
     with pytest.raises(ConfigError, match=r"x\.json is not a ranker file"):
-        LinearRanker.from_json({"format": "graphmem-ranker/1"}, "x.json")
+        LinearRanker.from_json({"format": FORMAT}, "x.json")
+    unbounded = ranker.to_json()
+    unbounded["features"] = [{k: v for k, v in f.items() if k != "high"} for f in data["features"]]
+    with pytest.raises(ConfigError, match=r"x\.json is not a ranker file: KeyError\('high'\)"):
+        LinearRanker.from_json(unbounded, "x.json")
+    crossed = ranker.to_json()
+    crossed["features"] = [{**f, "low": 1.0, "high": 0.0} for f in crossed["features"]]
+    with pytest.raises(ConfigError, match="each feature needs a low <= high"):
+        LinearRanker.from_json(crossed, "x.json")
     zero = {**ranker.to_json()}
     zero["features"] = [{**f, "scale": 0.0} for f in zero["features"]]
     with pytest.raises(ConfigError, match="every scale must be positive"):
         LinearRanker.from_json(zero, "x.json")
-    with pytest.raises(ConfigError, match="format"):
-        LinearRanker.from_json({**ranker.to_json(), "format": "other/2"}, "x.json")
+    with pytest.raises(ConfigError, match="format 'graphmem-ranker/1', expected"):
+        LinearRanker.from_json({**ranker.to_json(), "format": "graphmem-ranker/1"}, "x.json")
 
 
 @pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "bge-small-en-v1.5"])
@@ -150,3 +148,23 @@ def test_the_logits_standardise_then_weigh() -> None:
     rows = np.zeros((1, n))
     rows[0, 0] = 5.0
     assert ranker.logits(rows)[0] == pytest.approx((5.0 - 1.0) / 2.0 + 0.5)
+
+
+def test_a_feature_beyond_the_range_seen_in_training_counts_as_its_edge() -> None:
+    # The shipped ranker learned a length prior on LoCoMo's turns (44-434 characters): a reply
+    # ten times longer than any of them weighs as much as the longest, not ten times more.
+    ranker = ranker_for_model("all-MiniLM-L6-v2")
+    assert ranker is not None
+    length = FEATURES.index("log length")
+    longest = ranker.high[length]
+    at_edge = replace(A1, id="edge", text="x" * (round(np.expm1(longest))))
+    beyond = replace(A1, id="beyond", text="x" * 4_000)
+    # each alone in its question's pool, so that only the length differs
+    rows = np.vstack([features([(turn, 0.5)], [])[1] for turn in (at_edge, beyond)])
+    assert rows[1, length] > rows[0, length]
+    assert np.delete(rows[0], length) == pytest.approx(np.delete(rows[1], length))
+    logits = ranker.logits(rows)
+    assert logits[0] == pytest.approx(logits[1])
+    unbounded = replace(ranker, low=(), high=())
+    assert unbounded.logits(rows)[1] > unbounded.logits(rows)[0] + 1.0
+    assert all(lo <= hi for lo, hi in zip(ranker.low, ranker.high, strict=True))

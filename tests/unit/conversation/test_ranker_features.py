@@ -3,13 +3,15 @@ in its session and its session's other candidates; a fold never trains on what i
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
 
 from graphmem_neo4j.conversation.fusion import Candidate
 from graphmem_neo4j.conversation.models import FusionWeights
+from graphmem_neo4j.conversation.ranker import FEATURES
 from tests.benchmark_module import load_benchmark
 
 ranker = load_benchmark("ranker_cv")
@@ -31,29 +33,52 @@ def kept(space: str = "c1", evidence: tuple[str, ...] = ("a1",)) -> Any:
     return fusion_cv.Kept(space, 1, list(evidence), inputs, [])
 
 
-def row(ids: list[str], rows: np.ndarray, turn: str) -> list[float]:
-    return [float(x) for x in rows[ids.index(turn)]]
+def row(ids: list[str], rows: np.ndarray, turn: str) -> dict[str, float]:
+    return dict(zip(FEATURES, (float(x) for x in rows[ids.index(turn)]), strict=True))
 
 
 def test_a_candidate_carries_its_scores_its_neighbours_and_its_session() -> None:
     ids, rows = ranker.features(kept())
     assert sorted(ids) == ["a1", "a2", "b1"]
     a1, a2, b1 = row(ids, rows, "a1"), row(ids, rows, "a2"), row(ids, rows, "b1")
-    # dense cosine, its place between the list's last and best entry, in the list
-    assert a1[:3] == pytest.approx([0.5, 0.75, 1.0])
+    # the dense cosine's place between the list's last and best entry, in the list, its rank
+    assert (a1["dense relative"], a1["in dense list"]) == pytest.approx((0.75, 1.0))
+    assert a1["log dense rank"] == pytest.approx(np.log1p(1))
     # BM25 over the best, in the list; a2 is not in the BM25 list
-    assert a1[4:6] == pytest.approx([1.0, 1.0])
-    assert a2[4:6] == pytest.approx([0.0, 0.0])
+    assert (a1["bm25 relative"], a1["in bm25 list"]) == pytest.approx((1.0, 1.0))
+    assert (a2["bm25 relative"], a2["in bm25 list"]) == pytest.approx((0.0, 0.0))
     # the turn after a1 is a2 (relative dense 1.0); the turn before a2 is a1
-    assert a1[9] == pytest.approx(1.0)
-    assert a2[7:9] == pytest.approx([0.75, 1.0])
-    assert b1[7:11] == pytest.approx([0.0, 0.0, 0.0, 0.0])
+    assert a1["next turn dense relative"] == pytest.approx(1.0)
+    assert (a2["previous turn dense relative"], a2["previous turn bm25 relative"]) == (
+        pytest.approx((0.75, 1.0))
+    )
+    assert b1["previous turn dense relative"] == b1["next turn dense relative"] == 0.0
     # Maya is named: her turn says so, Tom's does not; a2 asks a question
-    assert (a1[11], a2[11], a1[12]) == (1.0, 0.0, 1.0)
-    assert (a1[14], a2[14]) == (0.0, 1.0)
+    assert (a1["speaker named"], a2["speaker named"]) == (1.0, 0.0)
+    assert (a1["asks a question"], a2["asks a question"]) == (0.0, 1.0)
+    assert a1["log length"] == pytest.approx(np.log1p(len(A1.text)))
     # what the session holds: s1's best relative dense and BM25, two candidates
-    assert a1[-4:-1] == pytest.approx([1.0, 1.0, np.log1p(2)])
-    assert b1[-4:-1] == pytest.approx([0.0, 0.5, np.log1p(1)])
+    assert a1["session best dense relative"] == a1["session best bm25 relative"] == 1.0
+    assert a1["log session candidates"] == pytest.approx(np.log1p(2))
+    assert (b1["session best bm25 relative"], b1["log session candidates"]) == pytest.approx(
+        (0.5, np.log1p(1))
+    )
+
+
+class Recorder:
+    """A classifier that records what it is fitted on and asked about, and ranks by whether
+    the candidate's speaker is named (Maya's a1 first)."""
+
+    fitted: ClassVar[list[np.ndarray]] = []
+    asked: ClassVar[list[np.ndarray]] = []
+
+    def fit(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.fitted.append(x)
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        self.asked.append(x)
+        p = x[:, FEATURES.index("speaker named")]
+        return np.stack([1 - p, p], axis=1)
 
 
 def test_a_fold_scores_only_its_held_out_questions_with_a_model_fitted_on_the_others() -> None:
@@ -61,19 +86,24 @@ def test_a_fold_scores_only_its_held_out_questions_with_a_model_fitted_on_the_ot
     test = kept("c3")
     questions = [*train, test]
     table = [ranker.features(k) for k in questions]
-    fitted: list[int] = []
-
-    class Recorder:
-        def fit(self, x: np.ndarray, y: np.ndarray) -> None:
-            fitted.append(len(y))
-
-        def predict_proba(self, x: np.ndarray) -> np.ndarray:
-            p = x[:, 11]  # speaker named: ranks Maya's a1 first
-            return np.stack([1 - p, p], axis=1)
-
+    Recorder.fitted, Recorder.asked = [], []
     scores = ranker.held_out(questions, table, {"c1", "c2"}, {"c3"}, Recorder)
-    assert fitted == [12]  # three candidates for each of the four training questions
+    assert [len(x) for x in Recorder.fitted] == [12]  # three candidates, four questions
     assert scores == {4: 1.0}
+
+
+def test_a_held_out_question_is_scored_within_the_range_its_training_spanned() -> None:
+    long_turn = replace(A1, id="a9", seq=9, text="I adopted a dog called Rex. " * 200)
+    test = kept("c3")
+    test.inputs = {**test.inputs, "dense": [(A2, 0.6), (long_turn, 0.5), (B1, 0.2)]}
+    questions = [kept("c1"), kept("c2"), test]
+    table = [ranker.features(k) for k in questions]
+    Recorder.fitted, Recorder.asked = [], []
+    ranker.held_out(questions, table, {"c1", "c2"}, {"c3"}, Recorder)
+    length = FEATURES.index("log length")
+    trained_max = Recorder.fitted[0][:, length].max()
+    assert table[2][1][:, length].max() > trained_max  # the test turn is longer than any
+    assert Recorder.asked[0][:, length].max() == trained_max  # and is held at the edge
 
 
 def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_it() -> None:
@@ -86,9 +116,10 @@ def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_
     written = ranker.fitted_ranker(questions, table, make, "test-model", "four questions")
     loaded = LinearRanker.from_json(written.to_json(), "written.json")
     assert loaded == written and loaded.model == "test-model"
+    x = np.vstack([rows for _, rows in table])
+    assert loaded.low == tuple(x.min(axis=0)) and loaded.high == tuple(x.max(axis=0))
     # the same probabilities as the pipeline it came from
     pipeline = make()
-    x = np.vstack([rows for _, rows in table])
     pipeline.fit(x, [int(i == "a1") for ids, _ in table for i in ids])
     expected = pipeline.decision_function(table[0][1])
     assert loaded.logits(table[0][1]) == pytest.approx(expected)
