@@ -126,3 +126,22 @@ def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_
     inputs = questions[0].inputs
     hits = rank(loaded, inputs["dense"], inputs["lexical"], 3, speakers=inputs["speakers"])
     assert hits[0].turn_id == "a1"
+
+
+def test_the_graph_variant_adds_the_graph_lists_candidates_and_three_columns() -> None:
+    c1 = Candidate("c1", "s3", 0, "Maya", "Rex chased the ball.")
+    question = kept()
+    question.inputs = {**question.inputs, "graph": [(A1, 2.0), (c1, 1.0)]}
+    plain_ids, plain = ranker.features(question)
+    ids, rows = ranker.with_graph(question)
+    assert sorted(ids) == sorted([*plain_ids, "c1"])
+    assert rows.shape[1] == plain.shape[1] + 3
+    split = len(FEATURES) - 4  # the graph block sits before the session block
+    by_id = {i: rows[n] for n, i in enumerate(ids)}
+    assert list(by_id["a1"][split : split + 3]) == pytest.approx([1.0, 1.0, 0.0])
+    assert list(by_id["c1"][split : split + 3]) == pytest.approx([0.5, 1.0, np.log1p(1)])
+    assert by_id["a2"][split + 1] == 0.0
+    # the product's own columns are unchanged
+    plain_a1 = plain[plain_ids.index("a1")]
+    assert list(by_id["a1"][:split]) == pytest.approx(list(plain_a1[:split]))
+    assert list(by_id["a1"][split + 3 :]) == pytest.approx(list(plain_a1[split:]))
