@@ -54,7 +54,7 @@ from fusion_cv import (  # noqa: E402
 )
 from locomo import CATEGORIES, load_questions, mean_interval, paired_interval, recall  # noqa: E402
 
-from graphmem_neo4j.conversation.fusion import fuse  # noqa: E402
+from graphmem_neo4j.conversation.fusion import Candidate, fuse  # noqa: E402
 from graphmem_neo4j.conversation.ranker import (  # noqa: E402
     ABSENT_RANK,
     FEATURES,
@@ -71,20 +71,26 @@ def session_width(second: bool) -> int:
     return SESSION_FEATURES + (1 if second else 0)
 
 
+def product_rows(kept: Kept, others: Sequence[Candidate]) -> tuple[list[Candidate], np.ndarray]:
+    """What the product's ranker.features computes for the question's kept lists, with
+    `others` joining the pool."""
+    inputs = kept.inputs
+    return ranker_features(
+        inputs["dense"],
+        inputs["lexical"],
+        speakers=inputs.get("speakers", ()),
+        ranges=inputs.get("ranges", ()),
+        others=others,
+    )
+
+
 def features(kept: Kept, second: bool = False) -> tuple[list[str], np.ndarray]:
     """The candidates of one question (ids) and one feature row each (ranker.features, what
     the product computes); with `second`, the second model's dense list joins the pool and
     seven columns describe it (its cosine, place, presence, rank, the neighbours' places and
     its session's best), before the session block."""
-    inputs = kept.inputs
     other = kept.second if second else []
-    pool, rows = ranker_features(
-        inputs["dense"],
-        inputs["lexical"],
-        speakers=inputs.get("speakers", ()),
-        ranges=inputs.get("ranges", ()),
-        others=[c for c, _ in other],
-    )
+    pool, rows = product_rows(kept, [c for c, _ in other])
     ids = [c.id for c in pool]
     if not second:
         return ids, rows
@@ -304,15 +310,8 @@ def with_graph(kept: Kept) -> tuple[list[str], np.ndarray]:
     """The product's features plus the entity graph's list (search_graph: entity lookup and
     second hop, what the fusion's graph rule reads): its candidates join the pool, and three
     columns describe it (its score over the best, presence, rank), before the session block."""
-    inputs = kept.inputs
-    graph = inputs.get("graph", [])
-    pool, rows = ranker_features(
-        inputs["dense"],
-        inputs["lexical"],
-        speakers=inputs.get("speakers", ()),
-        ranges=inputs.get("ranges", ()),
-        others=[c for c, _ in graph],
-    )
+    graph = kept.inputs.get("graph", [])
+    pool, rows = product_rows(kept, [c for c, _ in graph])
     best = max((s for _, s in graph), default=0.0)
     score = {c.id: s / best if best > 0 else 0.0 for c, s in graph}
     place = {c.id: rank for rank, (c, _) in enumerate(graph)}

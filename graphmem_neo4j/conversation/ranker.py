@@ -130,7 +130,7 @@ def features(
 class LinearRanker:
     """A logistic regression over standardised features: logit = ((clip(x) − mean) / scale) ·
     coef + intercept, where clip holds each feature within [low, high], the range it spanned
-    in training (empty: unbounded)."""
+    in training."""
 
     model: str
     features: tuple[str, ...]
@@ -138,33 +138,33 @@ class LinearRanker:
     scale: tuple[float, ...]
     coef: tuple[float, ...]
     intercept: float
+    low: tuple[float, ...]
+    high: tuple[float, ...]
     fitted_on: str = ""
-    low: tuple[float, ...] = ()
-    high: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.features)
-        if not (len(self.mean) == len(self.scale) == len(self.coef) == n):
+        if not (
+            len(self.mean)
+            == len(self.scale)
+            == len(self.coef)
+            == len(self.low)
+            == len(self.high)
+            == n
+        ):
             raise ConfigError(f"ranker for {self.model!r}: {n} features but other lengths differ")
         if not all(math.isfinite(v) and v > 0 for v in self.scale):
             raise ConfigError(f"ranker for {self.model!r}: every scale must be positive")
-        if (self.low or self.high) and not (
-            len(self.low) == len(self.high) == n
-            and all(lo <= hi for lo, hi in zip(self.low, self.high, strict=True))
-        ):
+        if not all(lo <= hi for lo, hi in zip(self.low, self.high, strict=True)):
             raise ConfigError(f"ranker for {self.model!r}: each feature needs a low <= high")
 
     def logits(self, rows: np.ndarray) -> np.ndarray:
-        if self.low:
-            rows = np.clip(rows, np.asarray(self.low), np.asarray(self.high))
+        rows = np.clip(rows, np.asarray(self.low), np.asarray(self.high))
         mean, scale = np.asarray(self.mean), np.asarray(self.scale)
         logits: np.ndarray = ((rows - mean) / scale) @ np.asarray(self.coef) + self.intercept
         return logits
 
     def to_json(self) -> dict[str, Any]:
-        n = len(self.features)
-        low = self.low or (-math.inf,) * n
-        high = self.high or (math.inf,) * n
         return {
             "format": FORMAT,
             "model": self.model,
@@ -173,7 +173,13 @@ class LinearRanker:
             "features": [
                 {"name": f, "mean": m, "scale": s, "coef": c, "low": lo, "high": hi}
                 for f, m, s, c, lo, hi in zip(
-                    self.features, self.mean, self.scale, self.coef, low, high, strict=True
+                    self.features,
+                    self.mean,
+                    self.scale,
+                    self.coef,
+                    self.low,
+                    self.high,
+                    strict=True,
                 )
             ],
         }

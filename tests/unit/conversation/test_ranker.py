@@ -35,10 +35,13 @@ LEXICAL = [(B1, 4.0), (A1, 2.0)]
 
 
 def only(feature: str, weight: float = 1.0) -> LinearRanker:
-    """A ranker that reads one feature (unscaled)."""
+    """A ranker that reads one feature (unscaled, unbounded)."""
     n = len(FEATURES)
     coef = [weight if f == feature else 0.0 for f in FEATURES]
-    return LinearRanker("test", FEATURES, (0.0,) * n, (1.0,) * n, tuple(coef), 0.0)
+    return LinearRanker("test", FEATURES, (0.0,) * n, (1.0,) * n, tuple(coef), 0.0, *UNBOUNDED)
+
+
+UNBOUNDED = ((-np.inf,) * len(FEATURES), (np.inf,) * len(FEATURES))
 
 
 def test_it_ranks_by_the_features_its_weights_read() -> None:
@@ -144,7 +147,8 @@ def test_fusion_and_learned_are_asked_for_by_name() -> None:
 
 def test_the_logits_standardise_then_weigh() -> None:
     n = len(FEATURES)
-    ranker = LinearRanker("t", FEATURES, (1.0,) * n, (2.0,) * n, (1.0,) + (0.0,) * (n - 1), 0.5)
+    coef = (1.0,) + (0.0,) * (n - 1)
+    ranker = LinearRanker("t", FEATURES, (1.0,) * n, (2.0,) * n, coef, 0.5, *UNBOUNDED)
     rows = np.zeros((1, n))
     rows[0, 0] = 5.0
     assert ranker.logits(rows)[0] == pytest.approx((5.0 - 1.0) / 2.0 + 0.5)
@@ -165,6 +169,6 @@ def test_a_feature_beyond_the_range_seen_in_training_counts_as_its_edge() -> Non
     assert np.delete(rows[0], length) == pytest.approx(np.delete(rows[1], length))
     logits = ranker.logits(rows)
     assert logits[0] == pytest.approx(logits[1])
-    unbounded = replace(ranker, low=(), high=())
+    unbounded = replace(ranker, low=UNBOUNDED[0], high=UNBOUNDED[1])
     assert unbounded.logits(rows)[1] > unbounded.logits(rows)[0] + 1.0
     assert all(lo <= hi for lo, hi in zip(ranker.low, ranker.high, strict=True))
