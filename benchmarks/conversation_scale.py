@@ -162,7 +162,7 @@ VARIANTS: dict[str, Any] = {
         "concept_only_several": False,
     },
     "hybrid-graph": lambda w: {"graph": 0.0, "spread": 0.0, "concept": 0.0, "dated": 0.0},
-    "hybrid-concept": lambda w: {"concept": 0.0},
+    "hybrid-concept": lambda w: {"concept": 0.0, "concept_roots": 0},
     "hybrid-dated": lambda w: {"dated": 0.0},
 }
 
@@ -178,7 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="hybrid,vector,fulltext,sf",
         help="search modes; hybrid+spread, hybrid+concept, hybrid+graph: hybrid with the "
         "spreading stage, the concept source or both for every query; hybrid-graph: hybrid "
-        "without the graph sources; hybrid-concept: without the concept source; hybrid-dated: "
+        "without the graph sources; hybrid-concept: without the concept source (the learned "
+        "ranker still ranking, when it ranks by default); hybrid-dated: "
         "without the time signal for questions asking when",
     )
     parser.add_argument("--reuse-embeddings", action="store_true")
@@ -188,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     figures = Figures("conversation_scale")
 
+    from graphmem_neo4j.conversation.ranker import chosen_ranker
     from graphmem_neo4j.conversation.service import ConversationService
     from graphmem_neo4j.embedder import HashEmbedder, NumpyEmbedder, SentenceTransformerEmbedder
     from graphmem_neo4j.memory import GraphMemory
@@ -266,8 +268,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if name in VARIANTS:
                         config = service.config
                         weights = replace(config.weights, **VARIANTS[name](config.weights))
+                        # Without the concept source, the learned ranker (if it ranks by
+                        # default) still ranks; the other variants are the fusion's rules.
+                        learned = chosen_ranker(config, base.name) is not None
+                        keep = name == "hybrid-concept" and learned
+                        ranking = "learned" if keep else config.ranking
                         searcher = ConversationService(
-                            memory.parts, replace(config, weights=weights)
+                            memory.parts, replace(config, weights=weights, ranking=ranking)
                         )
                     searcher.search(queries[0], space="scale", mode=mode)  # type: ignore[arg-type]
                     times = []

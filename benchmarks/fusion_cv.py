@@ -35,7 +35,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +63,16 @@ GRID_RELATIVE = "0.25,0.5,0.75,1,1.5,2"
 
 @dataclass
 class Kept:
-    """What the fusion received for one question, plus the second model's dense list."""
+    """What the fusion received for one question, plus the second model's dense list and the
+    concept source's list (which the default fusion does not read; the learned ranker does)."""
 
     space: str
     category: int
     evidence: list[str]
     inputs: dict[str, Any]
     second: Rows
+    concept: Rows = field(default_factory=list)
+    question: str = ""
 
 
 def turn_alone(speaker: str, text: str, previous: tuple[str, str] | None = None) -> str:
@@ -181,11 +184,18 @@ def loco(
 
 
 def collect(
-    groups: Any, questions: Any, first: Any, second: Any, *, context: bool = True
+    groups: Any,
+    questions: Any,
+    first: Any,
+    second: Any,
+    *,
+    context: bool = True,
 ) -> list[Kept]:
     """Ingest every conversation with `first`, search every question once in hybrid mode and
-    keep what the fusion received, with `second`'s dense list beside it. Without `context`
-    the turn vectors hold the turn alone, not the turn before it (for comparison)."""
+    keep what the fusion received, with `second`'s dense list beside it. The concept source
+    runs for every question, as the learned ranker runs it; its list is kept apart, so the
+    kept inputs are the default fusion's. Without `context` the turn vectors hold the turn
+    alone, not the turn before it (for comparison)."""
     from graphmem_neo4j.memory import GraphMemory
     from graphmem_neo4j.settings import Settings
     from graphmem_neo4j.store.embedded import EmbeddedServer
@@ -196,7 +206,14 @@ def collect(
         recorded.append(kwargs)
         return fuse(**kwargs)
 
+    probes = search_module.Searcher.concept_probes
+
+    def learned_probes(self: Any, query: str) -> list[str]:
+        """The probes the learned ranker's search embeds (the fusion asked for here has none)."""
+        return list(self.probes_for(query, learned=True))
+
     setattr(search_module, "fuse", recording_fuse)  # noqa: B010 (a test double)
+    setattr(search_module.Searcher, "concept_probes", learned_probes)  # noqa: B010
     if not context:
         setattr(ingest_module, "embedding_text", turn_alone)  # noqa: B010
     kept: list[Kept] = []
@@ -231,12 +248,24 @@ def collect(
                     for q, rows in zip(qs, seconds, strict=True):
                         recorded.clear()
                         service.search(q["question"], space=space, k=10, mode="hybrid", touch=False)
-                        inputs = recorded[-1]
+                        inputs = dict(recorded[-1])
+                        concept = list(inputs["concept"])
+                        inputs["concept"] = []
                         for c, _ in inputs["dense"]:
                             mine = by_id[c.id]
                             if (mine.session, mine.seq, mine.time) != (c.session, c.seq, c.time):
                                 raise SystemExit(f"turn {c.id}: stored position differs")
-                        kept.append(Kept(space, q["category"], q["evidence"], inputs, rows))
+                        kept.append(
+                            Kept(
+                                space,
+                                q["category"],
+                                q["evidence"],
+                                inputs,
+                                rows,
+                                concept,
+                                q["question"],
+                            )
+                        )
                     print(
                         f"{space}: {len(qs)} questions, {time.perf_counter() - t0:.0f}s",
                         file=sys.stderr,
@@ -244,6 +273,7 @@ def collect(
         finally:
             server.stop()
             setattr(ingest_module, "embedding_text", embedding_text)  # noqa: B010
+            setattr(search_module.Searcher, "concept_probes", probes)  # noqa: B010
     return kept
 
 

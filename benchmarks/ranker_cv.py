@@ -30,6 +30,7 @@ import statistics
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,7 @@ from graphmem_neo4j.conversation.ranker import (  # noqa: E402
 )
 from graphmem_neo4j.conversation.ranker import features as ranker_features  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
+from graphmem_neo4j.conversation.text import asks_for_several  # noqa: E402
 
 
 def session_width(second: bool) -> int:
@@ -78,6 +80,8 @@ def product_rows(kept: Kept, others: Sequence[Candidate]) -> tuple[list[Candidat
     return ranker_features(
         inputs["dense"],
         inputs["lexical"],
+        concept=kept.concept,
+        several=asks_for_several(kept.question),
         speakers=inputs.get("speakers", ()),
         ranges=inputs.get("ranges", ()),
         others=others,
@@ -278,16 +282,24 @@ def ablation(
 ) -> None:
     """What each feature adds held out: the nested ranker again without it, and the gain of
     having it per conversation and over all questions (and multi-hop ones) with 95%
-    paired-bootstrap intervals."""
+    paired-bootstrap intervals; last, the concept list dropped whole."""
     multi_hop = [i for i, k in enumerate(kept) if CATEGORIES.get(k.category) == "multi-hop"]
     print(
         f"{'feature':<34} " + " ".join(f"{s:>8}" for s in spaces) + "   all, 95% interval"
         "          multi-hop"
     )
-    for j, name in enumerate(FEATURES):
-        without, _ = nested(
-            kept, [(ids, np.delete(rows, j, axis=1)) for ids, rows in table], spaces, systems, False
-        )
+    no_concept = [replace(k, concept=[]) for k in kept]
+    blocks = [
+        (name, kept, [(ids, np.delete(rows, j, axis=1)) for ids, rows in table])
+        for j, name in enumerate(FEATURES)
+    ]
+    # The concept list's features overlap one another: it is also dropped as a whole (its five
+    # features, and its candidates from the pool).
+    blocks.append(
+        ("whole concept list and its turns", no_concept, [features(k) for k in no_concept])
+    )
+    for name, other, other_table in blocks:
+        without, _ = nested(other, other_table, spaces, systems, False)
         folds = [
             statistics.fmean(learned[i] - without[i] for i, k in enumerate(kept) if k.space == s)
             for s in spaces

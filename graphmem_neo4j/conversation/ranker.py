@@ -1,8 +1,8 @@
 """A learned ranker over hybrid search's candidates: the alternative to the hand-set fusion.
 
-Each candidate turn of a question (the union of its dense and BM25 lists) is described by
-features that hold no words: the sources' scores and ranks, the scores of the turns before
-and after it in its session, whether its speaker is named in the question, its length,
+Each candidate turn of a question (the union of its dense, BM25 and concept lists) is
+described by features that hold no words: the sources' scores and ranks, the scores of the
+turns before and after it in its session, whether its speaker is named in the question, its length,
 whether it asks a question, whether it falls in a time range the question names, and what
 its session holds among the candidates. A logistic regression, fitted by
 `benchmarks/ranker_cv.py --write` on LoCoMo dev with its regularisation chosen by
@@ -43,6 +43,11 @@ FEATURES = (
     "bm25 relative",
     "in bm25 list",
     "log bm25 rank",
+    "concept relative",
+    "in concept list",
+    "log concept rank",
+    "concept relative, asks for several",
+    "in concept list, asks for several",
     "previous turn dense relative",
     "previous turn bm25 relative",
     "next turn dense relative",
@@ -66,12 +71,17 @@ def features(
     dense: Rows,
     lexical: Rows,
     *,
+    concept: Rows = (),
+    several: bool = False,
     speakers: Iterable[str] = (),
     ranges: Sequence[TimeRange] = (),
     others: Iterable[Candidate] = (),
 ) -> tuple[list[Candidate], np.ndarray]:
-    """The candidates of one question and one row of FEATURES each. `others` join the pool
-    (and their sessions' counts) without a score of their own."""
+    """The candidates of one question and one row of FEATURES each. `concept` is the concept
+    source's list (turns naming entities near the question's words; empty when it did not
+    run); `several`, whether the question asks for several facts (text.asks_for_several),
+    gives the concept list a second weight for such questions. `others` join the pool (and
+    their sessions' counts) without a score of their own."""
     top = max((s for _, s in dense), default=0.0)
     floor = min((s for _, s in dense), default=0.0)
     best_lexical = max((s for _, s in lexical), default=0.0)
@@ -85,6 +95,13 @@ def features(
     for rank, (c, s) in enumerate(lexical):
         pool[c.id], lex_rank[c.id] = c, rank
         lex[c.id] = s / best_lexical if best_lexical > 0 else 0.0
+    best_concept = max((s for _, s in concept), default=0.0)
+    con: dict[str, float] = {}
+    con_rank: dict[str, int] = {}
+    for rank, (c, s) in enumerate(concept):
+        pool.setdefault(c.id, c)
+        con_rank[c.id] = rank
+        con[c.id] = s / best_concept if best_concept > 0 else 0.0
     for c in others:
         pool.setdefault(c.id, c)
     relative = {i: (s - floor) / (top - floor) if top > floor else 0.0 for i, s in cosine.items()}
@@ -109,6 +126,11 @@ def features(
                 lex.get(i, 0.0),
                 float(i in lex),
                 math.log1p(lex_rank.get(i, ABSENT_RANK)),
+                con.get(i, 0.0),
+                float(i in con),
+                math.log1p(con_rank.get(i, ABSENT_RANK)),
+                con.get(i, 0.0) * several,
+                float(i in con) * several,
                 relative.get(before, 0.0),
                 lex.get(before, 0.0),
                 relative.get(after, 0.0),
@@ -250,6 +272,8 @@ def rank(
     k: int,
     speakers: Iterable[str] = (),
     ranges: Sequence[TimeRange] = (),
+    concept: Rows = (),
+    several: bool = False,
 ) -> list[SearchHit]:
     """The k candidates most likely to be evidence. A hit's score is its place between the
     least and the most likely candidate of the question's pool on the log-odds scale (1 for
@@ -257,18 +281,25 @@ def rank(
     the layer's best relevance (recall/rank.py). The probabilities themselves are small
     (evidence is about 1 turn in 200) and fall steeply, so a list's tenth turn would weigh
     next to nothing beside its first."""
-    pool, rows = features(dense, lexical, speakers=speakers, ranges=ranges)
+    pool, rows = features(
+        dense, lexical, concept=concept, several=several, speakers=speakers, ranges=ranges
+    )
     if not pool:
         return []
     logits = ranker.logits(rows)
     low, span = float(logits.min()), float(logits.max() - logits.min())
     in_dense = {c.id for c, _ in dense}
     in_lexical = {c.id for c, s in lexical if s > 0}
+    in_concept = {c.id for c, _ in concept}
     order = sorted(range(len(pool)), key=lambda j: (-logits[j], pool[j].id))[:k]
     hits = []
     for j in order:
         c = pool[j]
-        via = ("fulltext",) * (c.id in in_lexical) + ("vector",) * (c.id in in_dense)
+        via = (
+            ("fulltext",) * (c.id in in_lexical)
+            + ("vector",) * (c.id in in_dense)
+            + ("concept",) * (c.id in in_concept)
+        )
         hits.append(
             SearchHit(
                 turn_id=c.id,

@@ -238,12 +238,12 @@ class Searcher:
             return executor.submit(lambda: source(query, space, pool, facts_read.result()))
 
         lexical = after_facts(self.lexical)
-        # The learned ranker reads the dense and BM25 lists only: no graph or concept source.
+        # The learned ranker reads the dense, BM25 and concept lists: no graph source.
         ranker = chosen_ranker(self.config, self.parts.embedder.name)
         graph = None if ranker else after_facts(self.graph)
         w = self.config.weights
         several = asks_for_several(query)
-        words = self.concept_probes(query) if ranker is None else []
+        words = self.concept_probes(query)
         vectors = self.parts.embedder.embed([self.query_text(query), *words])
         embedding = vectors[0]
         facts = facts_read.result()
@@ -266,7 +266,10 @@ class Searcher:
         concept_rows = concept.result() if concept is not None else []
         ranges = time_ranges(query, any_year=True)
         if ranker is not None:
-            return rank(ranker, dense, lexical_rows, k, speakers, ranges), facts
+            hits = rank(
+                ranker, dense, lexical_rows, k, speakers, ranges, concept_rows, several=several
+            )
+            return hits, facts
         dated = (
             self.dated(space, [lexical_rows, dense, graph_rows, concept_rows])
             if w.dated > 0 and asks_when(query)
@@ -311,8 +314,19 @@ class Searcher:
     def concept_probes(self, query: str) -> list[str]:
         """The query's words the concept source probes the entity index with (none when the
         source is off for this query); embedded in the same model call as the query."""
+        learned = chosen_ranker(self.config, self.parts.embedder.name) is not None
+        return self.probes_for(query, learned=learned)
+
+    def probes_for(self, query: str, *, learned: bool) -> list[str]:
+        """The concept probes for a search ranked by the learned ranker or by the fusion. The
+        learned ranker weighs the source itself, for every question (with a second weight for
+        questions asking for several facts), so the fusion's switches do not apply to it."""
         w = self.config.weights
-        if w.concept <= 0 or w.concept_roots <= 0:
+        if w.concept_roots <= 0:
+            return []
+        if learned:
+            return query_phrases(query, limit=w.concept_probes)
+        if w.concept <= 0:
             return []
         if w.concept_only_several and not asks_for_several(query):
             return []

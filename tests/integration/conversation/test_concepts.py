@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from graphmem_neo4j.conversation import search as search_module
 from graphmem_neo4j.conversation.models import ConversationConfig, FusionWeights, TurnInput
+from graphmem_neo4j.conversation.ranker import FEATURES, LinearRanker
 from graphmem_neo4j.memory import GraphMemory
 
 TURNS = [
@@ -69,4 +71,36 @@ def test_hybrid_search_marks_turns_found_through_concepts(memory: GraphMemory, s
     off = replace(memory.conversation.config.weights, concept=0.0)
     memory.conversation.config = ConversationConfig(weights=off)
     hits = memory.conversation.search(query, space=space, k=5).hits
+    assert not any("concept" in h.via for h in hits)
+
+
+def test_the_learned_ranker_reads_the_concept_list_for_every_question(
+    memory: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a learned ranker the concept source runs whatever the fusion's weights say, also
+    for a question that does not ask for several facts; the ranker weighs its list."""
+    load(memory, space)
+    n = len(FEATURES)
+    reads_concepts = LinearRanker(
+        "hash",
+        FEATURES,
+        (0.0,) * n,
+        (1.0,) * n,
+        tuple(1.0 if f == "concept relative" else 0.0 for f in FEATURES),
+        0.0,
+        (-1e9,) * n,
+        (1e9,) * n,
+    )
+    monkeypatch.setattr(search_module, "chosen_ranker", lambda config, model: reads_concepts)
+    memory.conversation.config = ConversationConfig(
+        weights=FusionWeights(concept=0.0, concept_min_similarity=0.9)
+    )
+    for query in ("What clarinet songs has Maya played?", "Did Maya play the clarinet?"):
+        hits = memory.conversation.search(query, space=space, k=2).hits
+        # the concept list alone orders these two: Maya's clarinet turns, nothing else first
+        assert {h.turn_id for h in hits} == {"s1-t1", "s2-t1"}, query
+        assert all("concept" in h.via for h in hits)
+    no_roots = replace(memory.conversation.config.weights, concept_roots=0)
+    memory.conversation.config = ConversationConfig(weights=no_roots)
+    hits = memory.conversation.search("Did Maya play the clarinet?", space=space, k=5).hits
     assert not any("concept" in h.via for h in hits)

@@ -77,6 +77,28 @@ def test_the_speaker_and_time_features_come_from_the_question() -> None:
     assert (by_id["a1"][in_range], by_id["b1"][in_range]) == (1.0, 0.0)
 
 
+def test_the_concept_list_adds_its_turns_and_describes_them() -> None:
+    # c1 is in neither the dense nor the BM25 list: the concept source alone finds it.
+    c1 = Candidate("c1", "s3", 0, "Maya", "I play the clarinet.")
+    concept = [(c1, 2.0), (A1, 1.0)]
+    pool, rows = features(DENSE, LEXICAL, concept=concept)
+    by_id = {c.id: rows[i] for i, c in enumerate(pool)}
+    score, present, place = (
+        FEATURES.index(f) for f in ("concept relative", "in concept list", "log concept rank")
+    )
+    assert set(by_id) == {"a1", "a2", "b1", "c1"}
+    assert [by_id[i][score] for i in ("c1", "a1", "b1")] == [1.0, 0.5, 0.0]
+    assert [by_id[i][present] for i in ("c1", "a1", "b1")] == [1.0, 1.0, 0.0]
+    assert by_id["c1"][place] < by_id["a1"][place] < by_id["b1"][place]
+    hits = rank(only("concept relative"), dense=DENSE, lexical=LEXICAL, k=2, concept=concept)
+    assert [(h.turn_id, h.via) for h in hits] == [
+        ("c1", ("concept",)),
+        ("a1", ("fulltext", "vector", "concept")),
+    ]
+    without = rank(only("concept relative"), dense=DENSE, lexical=LEXICAL, k=4)
+    assert "c1" not in {h.turn_id for h in without} and len(without) == 3
+
+
 def test_no_candidates_no_hits() -> None:
     assert rank(only("dense relative"), dense=[], lexical=[], k=5) == []
     pool, rows = features([], [])

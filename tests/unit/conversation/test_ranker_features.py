@@ -65,6 +65,18 @@ def test_a_candidate_carries_its_scores_its_neighbours_and_its_session() -> None
     )
 
 
+def test_the_kept_concept_list_reaches_the_products_features() -> None:
+    c1 = Candidate("c1", "s3", 0, "Maya", "I play the clarinet.")
+    question = kept()
+    question.concept = [(c1, 3.0), (B1, 1.5)]
+    ids, rows = ranker.features(question)
+    assert sorted(ids) == ["a1", "a2", "b1", "c1"]
+    c, b, a = row(ids, rows, "c1"), row(ids, rows, "b1"), row(ids, rows, "a1")
+    assert (c["concept relative"], b["concept relative"], a["concept relative"]) == (1.0, 0.5, 0.0)
+    assert (c["in concept list"], a["in concept list"]) == (1.0, 0.0)
+    assert c["in dense list"] == 0.0 and c["log session candidates"] == pytest.approx(np.log1p(1))
+
+
 class Recorder:
     """A classifier that records what it is fitted on and asked about, and ranks by whether
     the candidate's speaker is named (Maya's a1 first)."""
