@@ -266,9 +266,7 @@ class Searcher:
         concept_rows = concept.result() if concept is not None else []
         ranges = time_ranges(query, any_year=True)
         if ranker is not None:
-            hits = rank(
-                ranker, dense, lexical_rows, k, speakers, ranges, concept_rows, several=several
-            )
+            hits = rank(ranker, dense, lexical_rows, k, speakers, ranges, concept_rows, several)
             return hits, facts
         dated = (
             self.dated(space, [lexical_rows, dense, graph_rows, concept_rows])
@@ -314,13 +312,13 @@ class Searcher:
     def concept_probes(self, query: str) -> list[str]:
         """The query's words the concept source probes the entity index with (none when the
         source is off for this query); embedded in the same model call as the query."""
-        learned = chosen_ranker(self.config, self.parts.embedder.name) is not None
-        return self.probes_for(query, learned=learned)
+        return self.probes_for(
+            query, learned=bool(chosen_ranker(self.config, self.parts.embedder.name))
+        )
 
     def probes_for(self, query: str, *, learned: bool) -> list[str]:
-        """The concept probes for a search ranked by the learned ranker or by the fusion. The
-        learned ranker weighs the source itself, for every question (with a second weight for
-        questions asking for several facts), so the fusion's switches do not apply to it."""
+        """The concept probes for a search ranked by the learned ranker (which weighs the source
+        itself, for every question: the fusion's switches do not apply) or by the fusion."""
         w = self.config.weights
         if w.concept_roots <= 0:
             return []
