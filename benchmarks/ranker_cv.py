@@ -3,9 +3,10 @@ conversation out.
 
     python benchmarks/ranker_cv.py --data ../shared/data/locomo_dev [--first MODEL_DIR]
 
-The candidate lists the fusion receives are collected once per question as in fusion_cv.py
-(each conversation ingested with the model, hybrid search, graph rules off). Every candidate
-of a question (the union of its BM25 and dense lists) is described by the product's features
+The candidate lists the fusion receives, and the concept source's list, are collected once
+per question as in fusion_cv.py (each conversation ingested with the model, hybrid search,
+graph rules off). Every candidate of a question (the union of its BM25, dense and concept
+lists) is described by the product's features
 (ranker.features: no words, only the sources' scores and ranks, the neighbouring turns, the
 speaker, time and what its session holds). A classifier learns P(evidence | features) on two
 conversations and ranks the third's candidates. Which classifier is chosen inside each fold,
