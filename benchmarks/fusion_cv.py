@@ -206,14 +206,14 @@ def collect(
         recorded.append(kwargs)
         return fuse(**kwargs)
 
-    probes = search_module.Searcher.concept_probes
+    probes = search_module.Searcher.probes_for
 
-    def learned_probes(self: Any, query: str) -> list[str]:
+    def learned_probes(self: Any, query: str, *, learned: bool) -> list[str]:
         """The probes the learned ranker's search embeds (the fusion asked for here has none)."""
-        return list(self.probes_for(query, learned=True))
+        return list(probes(self, query, learned=True))
 
     setattr(search_module, "fuse", recording_fuse)  # noqa: B010 (a test double)
-    setattr(search_module.Searcher, "concept_probes", learned_probes)  # noqa: B010
+    setattr(search_module.Searcher, "probes_for", learned_probes)  # noqa: B010
     if not context:
         setattr(ingest_module, "embedding_text", turn_alone)  # noqa: B010
     kept: list[Kept] = []
@@ -273,7 +273,7 @@ def collect(
         finally:
             server.stop()
             setattr(ingest_module, "embedding_text", embedding_text)  # noqa: B010
-            setattr(search_module.Searcher, "concept_probes", probes)  # noqa: B010
+            setattr(search_module.Searcher, "probes_for", probes)  # noqa: B010
     return kept
 
 

@@ -2,8 +2,8 @@
 
 Each candidate turn of a question (the union of its dense, BM25 and concept lists) is
 described by features that hold no words: the sources' scores and ranks, the scores of the
-turns before and after it in its session, whether its speaker is named in the question, its length,
-whether it asks a question, whether it falls in a time range the question names, and what
+turns before and after it in its session, whether its speaker is named in the question, its
+length, whether it asks a question, whether it falls in a time range the question names, and what
 its session holds among the candidates. A logistic regression, fitted by
 `benchmarks/ranker_cv.py --write` on LoCoMo dev with its regularisation chosen by
 leave-one-conversation-out, gives P(evidence | features); the turns are ranked by it. The

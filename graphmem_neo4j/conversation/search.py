@@ -243,7 +243,7 @@ class Searcher:
         graph = None if ranker else after_facts(self.graph)
         w = self.config.weights
         several = asks_for_several(query)
-        words = self.concept_probes(query)
+        words = self.probes_for(query, learned=ranker is not None)
         vectors = self.parts.embedder.embed([self.query_text(query), *words])
         embedding = vectors[0]
         facts = facts_read.result()
