@@ -45,6 +45,11 @@ class QueryError(GraphMemError):
     """The engine rejected a query (a bug in a .cypher file, or a schema conflict)."""
 
 
+class IndexUnavailable(QueryError):
+    """A vector index cannot answer right now (FalkorDB rebuilding it); nearest() scans the
+    space exactly instead."""
+
+
 class QueryNotFound(GraphMemError):
     """No .cypher file exists for a query name on this engine."""
 

@@ -62,6 +62,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import IndexUnavailable
 from .store.base import GraphStore, Row
 
 FIRST_CANDIDATES = 64
@@ -140,7 +141,10 @@ def nearest(
         if exact or not pending:
             break
         wire = _wire(pending.values())
-        rows = store.read(query, {**base, "probes": wire, "candidates": candidates})
+        try:
+            rows = store.read(query, {**base, "probes": wire, "candidates": candidates})
+        except IndexUnavailable:
+            break  # the index is being rebuilt (store/falkordb_vectors.py): scan instead
         answers = _answers(rows, pending)
         shares: list[float] = []
         for key in list(pending):

@@ -97,6 +97,31 @@ def vector_index_queries(dialect: Dialect = "neo4j") -> dict[str, str]:
     return found
 
 
+_FALKORDB_INDEX_DDL = re.compile(
+    r"CREATE\s+VECTOR\s+INDEX\s+FOR\s+\((?P<node>\w+):(?P<label>\w+)\)\s+ON\s+"
+    r"\((?P=node)\.embedding\)"
+)
+_FALKORDB_INDEX_DROP = r"DROP VECTOR INDEX FOR (\g<node>:\g<label>) ON (\g<node>.embedding)"
+
+
+def falkordb_vector_indexes() -> dict[str, str]:
+    """label → the schema query creating its vector index on FalkorDB."""
+    found: dict[str, str] = {}
+    for name, text in queries_for("falkordb").items():
+        if m := _FALKORDB_INDEX_DDL.search(text):
+            found[m["label"]] = name
+    return found
+
+
+def falkordb_vector_index_drop(create_text: str) -> str:
+    """The statement dropping the vector index that a FalkorDB schema query creates (its label
+    comes from that file)."""
+    m = _FALKORDB_INDEX_DDL.search(create_text)
+    if m is None:
+        raise QueryNotFound("not a query creating a FalkorDB vector index")
+    return m.expand(_FALKORDB_INDEX_DROP)
+
+
 _COSINE = re.compile(r"\bvector\.similarity\.cosine\s*\(")
 
 

@@ -167,6 +167,11 @@ class Ingestor:
                 if forgetting.due(clock, last_run, every):
                     runs.append(self.forget(space))
                     last_run = clock
+        # Entities are written at every mention: on FalkorDB that can leave their vector index
+        # answering short (store/falkordb_vectors.py). Other stores have nothing to repair.
+        repair = getattr(parts.store, "repair_vector_indexes", None)
+        if todo and repair is not None:
+            repair()
         return IngestReport(
             space=space,
             turns_read=len(turns),

@@ -8,9 +8,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
+from ..errors import AuthenticationFailed, EngineUnavailable, IndexUnavailable, QueryError
 from ..queries import Dialect, load_query
 from ..settings import EngineTarget
+from . import falkordb_vectors
 from .base import BatchingMixin, Params, Row
 from .falkordb_protocol import Schema, parse_result, with_parameters
 from .params import check_params
@@ -18,6 +19,8 @@ from .resp import Client, ServerError
 from .write_lock import RedisLease, WriteLock
 
 _ALREADY = ("already indexed", "already exists")
+_NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
+"""What FalkorDB says when a vector index is missing or still being built."""
 
 
 class FalkorDBStore(BatchingMixin):
@@ -50,6 +53,7 @@ class FalkorDBStore(BatchingMixin):
         self._lease = RedisLease(self._client)
         self._write_lock = WriteLock(self._lease, f"graphmem:write-lock:{graph}", wrap=self._wrap)
         self._space_locks: dict[str, WriteLock] = {}
+        self._writes = 0
         self.ping()
 
     def _wrap(self, e: Exception) -> Exception:
@@ -64,6 +68,8 @@ class FalkorDBStore(BatchingMixin):
         if isinstance(e, OSError):
             reason = text or type(e).__name__
             return EngineUnavailable(f"cannot reach FalkorDB at {where}: {reason}")
+        if _NO_VECTOR_INDEX in text:
+            return IndexUnavailable(f"FalkorDB's vector index is missing or being built: {text}")
         return QueryError(f"FalkorDB rejected a query: {text}")
 
     def _command(self, command: str, text: str) -> list[Any]:
@@ -81,7 +87,7 @@ class FalkorDBStore(BatchingMixin):
         except (ServerError, OSError) as e:
             err = self._wrap(e)
             if isinstance(err, QueryError):
-                raise QueryError(f"query {query}: {err}") from e
+                raise type(err)(f"query {query}: {err}") from e
             raise err from e
         return [dict(zip(header, row, strict=True)) for row in rows]
 
@@ -97,12 +103,41 @@ class FalkorDBStore(BatchingMixin):
     def write(self, query: str, params: Params | None = None) -> list[Row]:
         try:
             with self._write_lock.held():
-                return self._run(query, params, read_only=False)
+                rows = self._run(query, params, read_only=False)
         except QueryError as e:
             # Index DDL is not idempotent on FalkorDB; a re-run migration meets its own work.
             if any(marker in str(e) for marker in _ALREADY):
                 return []
             raise
+        self._writes += 1
+        if self._writes % falkordb_vectors.REPAIR_EVERY == 0:
+            self.repair_vector_indexes()
+        return rows
+
+    def repair_vector_indexes(
+        self, min_documents: int = falkordb_vectors.MIN_DOCUMENTS
+    ) -> list[str]:
+        """Rebuild the vector indexes that orphaned vectors have made answer short
+        (falkordb_vectors.py); the labels rebuilt."""
+
+        def rebuild(drop: str | None, create: str, dimension: int) -> None:
+            with self._write_lock.held():
+                try:
+                    if drop is not None:
+                        self._command("GRAPH.QUERY", drop)
+                except ServerError as e:  # another process dropped it first
+                    if "unable to drop" not in str(e).lower():
+                        raise self._wrap(e) from e
+                try:
+                    self._run(create, {"dimension": dimension}, read_only=False)
+                except QueryError as e:  # or created it again first
+                    if not any(marker in str(e) for marker in _ALREADY):
+                        raise
+
+        def read(query: str, params: dict[str, object]) -> list[Row]:
+            return self.read(query, params)
+
+        return falkordb_vectors.repair(read, rebuild, min_documents=min_documents)
 
     def exclusive(self, space: str) -> contextlib.AbstractContextManager[None]:
         """One writer at a time in `space`, across processes, for an operation of several

@@ -34,6 +34,10 @@ UNSCOPED = {
     "keys/touch",
     # the size of the turn index every space shares: a count, no space's data (nearest.py)
     "conversation/indexed_turns",
+    # FalkorDB's vector indexes, checked as a whole (store/falkordb_vectors.py): counts, and how
+    # many nodes of any space an index gives near a fixed probe, never their data
+    "core/vector_index_stats",
+    "core/vector_index_probe",
 }
 # `graphmem migrate` reads another program's graph (Mem0's, Graphiti's), which has no spaces;
 # these queries run only on that source, read-only (graphmem_neo4j/migrate/source.py).
