@@ -60,6 +60,22 @@ def write_entities(memory: GraphMemory, space: str, times: int) -> None:
         memory.store.write("conversation/upsert_entities", {"space": space, "now": 0, "rows": rows})
 
 
+def ask_index(memory: GraphMemory, space: str) -> list[dict[str, object]]:
+    """The entity index asked for ASKED candidates near "gadget 7" (no fallback)."""
+    return memory.store.read(
+        "conversation/sf_roots",
+        {
+            "space": space,
+            "k": 5,
+            "min_similarity": -1.0,
+            "with_vectors": False,
+            "rerank_margin": RERANK_MARGIN,
+            "probes": _wire([Probe("q", memory.embedder.embed(["gadget 7"])[0])]),
+            "candidates": ASKED,
+        },
+    )
+
+
 def built(memory: GraphMemory) -> bool:
     """Whether the entity index is built and alone (while a rebuild's new index fills, the old
     one is still listed, and it is the one lookups ask)."""
@@ -75,19 +91,7 @@ def answered(memory: GraphMemory, space: str) -> int:
         try:
             if not built(memory):
                 raise IndexUnavailable("refilling")
-            rows = memory.store.read(
-                "conversation/sf_roots",
-                {
-                    "space": space,
-                    "k": 5,
-                    "min_similarity": -1.0,
-                    "with_vectors": False,
-                    "rerank_margin": RERANK_MARGIN,
-                    "probes": _wire([Probe("q", memory.embedder.embed(["gadget 7"])[0])]),
-                    "candidates": ASKED,
-                },
-            )
-            return _answers(rows)["q"].seen
+            return _answers(ask_index(memory, space))["q"].seen
         except IndexUnavailable:
             if time.monotonic() > deadline:
                 raise
@@ -148,18 +152,7 @@ def test_lookups_scan_exactly_while_an_index_is_missing(memory: GraphMemory, spa
         assert time.monotonic() < deadline, "the dropped index stays listed"
         time.sleep(0.02)  # FalkorDB drops it in the background
     with pytest.raises(IndexUnavailable):
-        memory.store.read(
-            "conversation/sf_roots",
-            {
-                "space": space,
-                "k": 5,
-                "min_similarity": -1.0,
-                "with_vectors": False,
-                "rerank_margin": RERANK_MARGIN,
-                "probes": _wire([Probe("q", [1.0] * 64)]),
-                "candidates": ASKED,
-            },
-        )
+        ask_index(memory, space)
     assert roots(memory, space) == before
     # a rebuild stopped between its drop and its create is finished by the next repair
     assert store_of(memory).repair_vector_indexes() == ["Entity"]
