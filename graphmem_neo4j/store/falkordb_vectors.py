@@ -10,8 +10,10 @@ stays right, only slower). The layers keep such marks off vector-indexed nodes w
 can; what remains is repaired here: each vector index holding at least MIN_DOCUMENTS nodes is
 asked for PROBE_CANDIDATES candidates near a fixed probe, and one that gives fewer than
 HEALTHY_SHARE of them is dropped and created again (the server refills it from the nodes'
-vectors; 552 entities take 0.05 s, 10,000 turns 2.5 s). While it refills, its lookups raise
-IndexUnavailable and `nearest()` answers them by an exact scan."""
+vectors; 552 entities take 0.05 s, 10,000 turns 2.5 s). While it refills, a lookup raises
+IndexUnavailable, which `nearest()` answers by an exact scan, or gets the nodes indexed so far:
+an answer that already holds 2k of the space's nodes then passes as settled, so a lookup in
+that window can miss a node not yet indexed again (design-notes.md)."""
 
 from __future__ import annotations
 
