@@ -19,7 +19,8 @@ from .resp import Client, ServerError
 from .write_lock import RedisLease, WriteLock
 
 _ALREADY = ("already indexed", "already exists")
-_NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
+_VECTOR_INDEX_CALL = "db.idx.vector.queryNodes"
+_NO_VECTOR_INDEX = f"Invalid arguments for procedure '{_VECTOR_INDEX_CALL}'"
 """What FalkorDB says when a vector index is missing or still being built."""
 
 
@@ -54,6 +55,7 @@ class FalkorDBStore(BatchingMixin):
         self._write_lock = WriteLock(self._lease, f"graphmem:write-lock:{graph}", wrap=self._wrap)
         self._space_locks: dict[str, WriteLock] = {}
         self._writes = 0
+        self._refill_key = f"graphmem:vector-refill:{graph}"
         self.ping()
 
     def _wrap(self, e: Exception) -> Exception:
@@ -92,6 +94,11 @@ class FalkorDBStore(BatchingMixin):
         return [dict(zip(header, row, strict=True)) for row in rows]
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
+        if self._asks_vector_index(query) and self._refilling():
+            raise IndexUnavailable(f"query {query}: a vector index is being refilled")
+        return self._read(query, params)
+
+    def _read(self, query: str, params: Params | None) -> list[Row]:
         try:
             return self._run(query, params, read_only=True)
         except QueryError as e:
@@ -121,23 +128,53 @@ class FalkorDBStore(BatchingMixin):
         (falkordb_vectors.py); the labels rebuilt."""
 
         def rebuild(drop: str | None, create: str, dimension: int) -> None:
+            # While the index refills it answers with the nodes indexed so far, which could
+            # pass as settled: every process's lookups scan exactly until it is built.
             with self._write_lock.held():
+                self._mark_refilling()
                 try:
-                    if drop is not None:
-                        self._command("GRAPH.QUERY", drop)
-                except ServerError as e:  # another process dropped it first
-                    if "unable to drop" not in str(e).lower():
-                        raise self._wrap(e) from e
-                try:
-                    self._run(create, {"dimension": dimension}, read_only=False)
-                except QueryError as e:  # or created it again first
-                    if not any(marker in str(e) for marker in _ALREADY):
-                        raise
+                    try:
+                        if drop is not None:
+                            self._command("GRAPH.QUERY", drop)
+                    except ServerError as e:  # another process dropped it first
+                        if "unable to drop" not in str(e).lower():
+                            raise self._wrap(e) from e
+                    try:
+                        self._run(create, {"dimension": dimension}, read_only=False)
+                    except QueryError as e:  # or created it again first
+                        if not any(marker in str(e) for marker in _ALREADY):
+                            raise
+                    self._await_vector_indexes()
+                finally:
+                    self._client.execute("DEL", self._refill_key)
 
         def read(query: str, params: dict[str, object]) -> list[Row]:
-            return self.read(query, params)
+            return self._read(query, params)
 
         return falkordb_vectors.repair(read, rebuild, min_documents=min_documents)
+
+    def _asks_vector_index(self, query: str) -> bool:
+        return _VECTOR_INDEX_CALL in load_query(query, self.dialect)
+
+    def _refilling(self) -> bool:
+        try:
+            return bool(self._client.execute("EXISTS", self._refill_key))
+        except (ServerError, OSError) as e:
+            raise self._wrap(e) from e
+
+    def _mark_refilling(self) -> None:
+        expiry = int(falkordb_vectors.REFILL_WAIT * 1000) + 60_000  # a crashed rebuild's mark
+        self._client.execute("SET", self._refill_key, "1", "PX", expiry)
+
+    def _await_vector_indexes(self) -> None:
+        """Until every vector index is built and listed once (the old one of a rebuild goes in
+        the background), at most REFILL_WAIT seconds."""
+        deadline = time.monotonic() + falkordb_vectors.REFILL_WAIT
+        while time.monotonic() < deadline:
+            indexes = falkordb_vectors.vector_indexes(self._read("core/vector_index_stats", {}))
+            if all(index.built for index in indexes):
+                return
+            time.sleep(0.02)
 
     def exclusive(self, space: str) -> contextlib.AbstractContextManager[None]:
         """One writer at a time in `space`, across processes, for an operation of several

@@ -7,13 +7,16 @@ nodes than asked: the entity index after ingesting 10,000 synthetic turns, whose
 are written at every mention, gave none of the 64 candidates asked, and every entity lookup
 (concept source, sf roots, de-duplication) became an exact scan of the space (`nearest()`
 stays right, only slower). The layers keep such marks off vector-indexed nodes where they
-can; what remains is repaired here: each vector index holding at least MIN_DOCUMENTS nodes is
-asked for PROBE_CANDIDATES candidates near a fixed probe, and one that gives fewer than
-HEALTHY_SHARE of them is dropped and created again (the server refills it from the nodes'
-vectors; 552 entities take 0.05 s, 10,000 turns 2.5 s). While it refills, a lookup raises
-IndexUnavailable, which `nearest()` answers by an exact scan, or gets the nodes indexed so far:
-an answer that already holds 2k of the space's nodes then passes as settled, so a lookup in
-that window can miss a node not yet indexed again (design-notes.md)."""
+can; what remains is repaired here. Each vector index holding at least MIN_DOCUMENTS nodes is
+asked for as many candidates as it holds (at most PROBE_CANDIDATES) near a fixed probe; every
+orphan among them is dropped from the answer, so the share it gives is the share of live
+entries. Any orphan can make `nearest()` scan (an answer shorter than asked settles only on
+other grounds), so an index giving less than HEALTHY_SHARE is dropped and created again (the
+server refills it from the nodes' vectors; 552 entities take 0.05 s, 10,000 turns 2.5 s).
+An index refilling answers with the nodes indexed so far, which could pass as settled, so the
+store marks the graph as refilling (a Redis key every process's store checks before a vector
+lookup) until every index is built again: meanwhile lookups raise IndexUnavailable, which
+`nearest()` answers by an exact scan."""
 
 from __future__ import annotations
 
@@ -26,8 +29,12 @@ from .base import Row
 
 MIN_DOCUMENTS = 256
 """A smaller index is left alone: the exact scan that its short answers cause is cheap."""
-PROBE_CANDIDATES = 64
-HEALTHY_SHARE = 0.5
+PROBE_CANDIDATES = 1024
+HEALTHY_SHARE = 0.9
+"""One round of writes to every entity leaves one orphan each (a share of 0.5)."""
+REFILL_WAIT = 600.0
+"""The longest a rebuild waits (seconds) for its index to be built before letting lookups use
+it again."""
 REPAIR_EVERY = 200
 """The store checks its vector indexes after every this many writes (and the conversation
 layer after each ingestion)."""

@@ -116,6 +116,7 @@ def test_an_index_shadowed_by_orphans_is_rebuilt_and_answers_in_full(
     # what the repair is for: the rewritten entities' orphans shadow them
     assert answered(memory, space) < ASKED // 2
     assert store_of(memory).repair_vector_indexes() == ["Entity"]
+    assert built(memory)  # the repair returns once the index is refilled
     assert answered(memory, space) == ASKED
     assert store_of(memory).repair_vector_indexes() == []  # a healthy index is left alone
     write_entities(memory, space, 8)
@@ -158,3 +159,24 @@ def test_lookups_scan_exactly_while_an_index_is_missing(memory: GraphMemory, spa
     assert store_of(memory).repair_vector_indexes() == ["Entity"]
     assert answered(memory, space) == ASKED
     assert roots(memory, space) == before
+
+
+def test_while_a_rebuild_refills_an_index_lookups_scan_exactly(
+    memory: GraphMemory, space: str
+) -> None:
+    """A refilling index answers with the nodes indexed so far; the rebuild's mark sends every
+    process's vector lookups to the exact scan until it is built."""
+    write_entities(memory, space, 1)
+    store_of(memory).repair_vector_indexes()
+    before = roots(memory, space)
+    with GraphMemory(memory.settings, embedder=memory.embedder) as other:  # another store
+        store = store_of(memory)
+        store._mark_refilling()
+        try:
+            with pytest.raises(IndexUnavailable):
+                ask_index(other, space)
+            assert roots(other, space) == before
+            assert other.store.read("core/vector_index_stats", {})  # other reads go on
+        finally:
+            store._client.execute("DEL", store._refill_key)
+        assert _answers(ask_index(other, space))["q"].seen == ASKED

@@ -41,8 +41,9 @@ class Fake:
             return self.rows
         assert query == "core/vector_index_probe"
         assert len(params["probe"]) == params_dimension(self.rows, str(params["label"]))  # type: ignore[arg-type]
-        self.asked.append(int(params["candidates"]))  # type: ignore[call-overload]
-        return [{"answered": self.answers[str(params["label"])]}]
+        asked = int(params["candidates"])  # type: ignore[call-overload]
+        self.asked.append(asked)
+        return [{"answered": min(asked, self.answers[str(params["label"])])}]
 
     def rebuild(self, drop: str | None, create: str, dimension: int) -> None:
         self.rebuilt.append((drop, create, dimension))
@@ -69,9 +70,9 @@ def test_the_drop_names_the_label_of_the_file() -> None:
         falkordb_vector_index_drop("MATCH (n) RETURN n")
 
 
-def test_an_index_answering_under_half_is_rebuilt_and_others_are_not() -> None:
+def test_an_index_giving_under_the_healthy_share_is_rebuilt_and_others_are_not() -> None:
     rows = every(1000)
-    fake = Fake(rows, {label: 64 for label in LABELS} | {"Entity": 31, "Turn": 32})
+    fake = Fake(rows, {label: 1000 for label in LABELS} | {"Entity": 899, "Turn": 900})
     assert fv.repair(fake.read, fake.rebuild) == ["Entity"]
     [(drop, create, dimension)] = fake.rebuilt
     assert drop == "DROP VECTOR INDEX FOR (n:Entity) ON (n.embedding)"
@@ -90,7 +91,10 @@ def test_a_small_index_asks_at_most_what_it_holds() -> None:
     fake = Fake(every(10), {label: 10 for label in LABELS})
     assert fv.repair(fake.read, fake.rebuild, min_documents=1) == []
     assert set(fake.asked) == {10}
-    fake = Fake(every(10), {label: 4 for label in LABELS} | {"Task": 5})
+    fake = Fake(every(5000), {label: 5000 for label in LABELS})
+    assert fv.repair(fake.read, fake.rebuild) == []
+    assert set(fake.asked) == {fv.PROBE_CANDIDATES}
+    fake = Fake(every(10), {label: 8 for label in LABELS} | {"Task": 9})
     assert fv.repair(fake.read, fake.rebuild, min_documents=1) == sorted(LABELS - {"Task"})
 
 
@@ -103,14 +107,14 @@ def test_a_label_listed_twice_is_mid_rebuild_and_waits() -> None:
 
 def test_a_missing_index_is_created_with_the_others_dimension() -> None:
     rows = [r for r in every(1000) if r["label"] != "Turn"]
-    fake = Fake(rows, {label: 64 for label in LABELS})
+    fake = Fake(rows, {label: 1000 for label in LABELS})
     assert fv.repair(fake.read, fake.rebuild) == ["Turn"]
     assert fake.rebuilt == [(None, "conversation/schema_turn_vector", 8)]
 
 
 def test_no_index_is_created_when_the_dimension_is_unclear() -> None:
     rows = [stats("Entity", 1000, dimension=8), stats("Insight", 1000, dimension=16)]
-    fake = Fake(rows, {"Entity": 64, "Insight": 64})
+    fake = Fake(rows, {"Entity": 1000, "Insight": 1000})
     assert fv.repair(fake.read, fake.rebuild) == []
     assert fake.rebuilt == []
 
