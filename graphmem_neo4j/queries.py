@@ -104,6 +104,7 @@ _FALKORDB_INDEX_DDL = re.compile(
 _FALKORDB_INDEX_DROP = r"DROP VECTOR INDEX FOR (\g<node>:\g<label>) ON (\g<node>.embedding)"
 
 
+@cache
 def falkordb_vector_indexes() -> dict[str, str]:
     """label → the schema query creating its vector index on FalkorDB."""
     found: dict[str, str] = {}
@@ -111,6 +112,13 @@ def falkordb_vector_indexes() -> dict[str, str]:
         if m := _FALKORDB_INDEX_DDL.search(text):
             found[m["label"]] = name
     return found
+
+
+@cache
+def uses_vector_index(name: str, dialect: Dialect) -> bool:
+    """Whether a query asks a vector index (FalkorDB's procedure or Neo4j's)."""
+    text = load_query(name, dialect)
+    return "db.idx.vector.queryNodes" in text or "db.index.vector.queryNodes" in text
 
 
 def falkordb_vector_index_drop(create_text: str) -> str:

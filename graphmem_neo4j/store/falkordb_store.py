@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import AuthenticationFailed, EngineUnavailable, IndexUnavailable, QueryError
-from ..queries import Dialect, load_query
+from ..queries import Dialect, load_query, uses_vector_index
 from ..settings import EngineTarget
 from . import falkordb_vectors
 from .base import BatchingMixin, Params, Row
@@ -19,8 +19,7 @@ from .resp import Client, ServerError
 from .write_lock import RedisLease, WriteLock
 
 _ALREADY = ("already indexed", "already exists")
-_VECTOR_INDEX_CALL = "db.idx.vector.queryNodes"
-_NO_VECTOR_INDEX = f"Invalid arguments for procedure '{_VECTOR_INDEX_CALL}'"
+_NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 """What FalkorDB says when a vector index is missing or still being built."""
 
 
@@ -94,7 +93,7 @@ class FalkorDBStore(BatchingMixin):
         return [dict(zip(header, row, strict=True)) for row in rows]
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
-        if self._asks_vector_index(query) and self._refilling():
+        if uses_vector_index(query, self.dialect) and self._refilling():
             raise IndexUnavailable(f"query {query}: a vector index is being refilled")
         return self._read(query, params)
 
@@ -152,9 +151,6 @@ class FalkorDBStore(BatchingMixin):
             return self._read(query, params)
 
         return falkordb_vectors.repair(read, rebuild, min_documents=min_documents)
-
-    def _asks_vector_index(self, query: str) -> bool:
-        return _VECTOR_INDEX_CALL in load_query(query, self.dialect)
 
     def _refilling(self) -> bool:
         try:

@@ -10,6 +10,7 @@ from graphmem_neo4j.queries import (
     falkordb_vector_index_drop,
     falkordb_vector_indexes,
     load_query,
+    uses_vector_index,
 )
 from graphmem_neo4j.store import falkordb_vectors as fv
 
@@ -122,3 +123,10 @@ def test_no_index_is_created_when_the_dimension_is_unclear() -> None:
 def test_the_probe_has_no_zero_coordinate() -> None:
     vector = fv.probe(384)
     assert len(vector) == 384 and all(abs(x) > 1e-6 for x in vector)
+
+
+def test_the_lookups_that_wait_for_a_refill_are_those_asking_a_vector_index() -> None:
+    assert uses_vector_index("conversation/sf_roots", "falkordb")
+    assert uses_vector_index("conversation/search_vector", "neo4j")
+    assert not uses_vector_index("conversation/sf_roots_exact", "falkordb")
+    assert not uses_vector_index("core/vector_index_stats", "falkordb")
