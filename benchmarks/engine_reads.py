@@ -1,5 +1,6 @@
 """Where each engine's time goes in search and recall: every named read and write timed, on
-the embedded FalkorDB and a local Neo4j 5.26 started here, over one synthetic space.
+the embedded FalkorDB and a local Neo4j (5.26, or 2026 with `--line 2026`) started here, over
+one synthetic space.
 
     python benchmarks/engine_reads.py --turns 5000 --queries 100
 
@@ -41,7 +42,7 @@ from graphmem_neo4j.memory import GraphMemory  # noqa: E402
 from graphmem_neo4j.recall.cache import QueryMemo  # noqa: E402
 from graphmem_neo4j.settings import Settings  # noqa: E402
 from graphmem_neo4j.store.embedded import EmbeddedServer  # noqa: E402
-from graphmem_neo4j.store.local_neo4j import LocalNeo4j  # noqa: E402
+from graphmem_neo4j.store.local_neo4j import LINES, LocalNeo4j  # noqa: E402
 
 
 class CachedEmbedder:
@@ -277,6 +278,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--engine", choices=("both", "falkordb", "neo4j"), default="both")
     parser.add_argument(
+        "--line",
+        choices=sorted(LINES),
+        default="5.26",
+        help="the local Neo4j release line to time (2026 needs its build: `graphmem neo4j "
+        "install --line 2026`, and a Java 21+)",
+    )
+    parser.add_argument(
         "--neo4j-setting",
         action="append",
         type=neo4j_setting,
@@ -327,7 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 falkor.stop()
         if args.engine in ("both", "neo4j"):
             overrides = dict(args.neo4j_setting)
-            neo4j = LocalNeo4j(home / "neo4j", free_port(), settings=overrides)
+            line = LINES[args.line]
+            neo4j = LocalNeo4j(home / line.folder, free_port(), settings=overrides, line=line)
             neo4j.start()
             try:
                 settings = Settings(uri=neo4j.uri, password=neo4j.password())

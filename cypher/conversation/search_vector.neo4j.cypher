@@ -8,10 +8,10 @@
 UNWIND $probes AS probe
 CALL db.index.vector.queryNodes('turn_embedding', $candidates, probe.embedding)
 YIELD node AS t, score
-WITH probe, t, 2 * score - 1 AS similarity
+WITH probe, t, score, 2 * score - 1 AS similarity
 ORDER BY similarity DESC
 WITH probe, count(*) AS seen, min(similarity) AS floor,
-     collect(CASE WHEN t.space = $space THEN {t: t, similarity: similarity} END) AS own
+     collect(CASE WHEN t.space = $space THEN {t: t, score: score, similarity: similarity} END) AS own
 WITH probe, seen, floor, own,
      CASE WHEN size(own) >= $k THEN own[$k - 1].similarity END AS kth
 RETURN probe.key AS key, seen, floor, size(own) AS own,

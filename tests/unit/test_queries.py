@@ -132,3 +132,29 @@ def test_vector_index_queries_name_every_vector_index_ddl() -> None:
     assert sorted(found.values()) == sorted(n for n in ddl if "/schema_" in n)
     for name in found.values():
         assert "WITH [n.space]" in with_vector_search(load_query(name, "neo4j"))
+
+
+def test_on_a_search_server_lookups_take_the_score_instead_of_reading_vectors() -> None:
+    """SEARCH's SCORE is the exact cosine, so no rewritten lookup reads a candidate's stored
+    vector to rescore it; a cosine of another node or another vector is left alone."""
+    from graphmem_neo4j.queries import with_vector_search
+
+    plain = queries_for("neo4j")
+    search = queries_for("neo4j", search=True)
+    lookups = {n for n, t in plain.items() if "db.index.vector.queryNodes" in t}
+    for name in lookups:
+        assert "vector.similarity.cosine(" in plain[name], name
+        assert "vector.similarity.cosine(" not in search[name], name
+    assert "similarity: 2 * c.score - 1}" in search["conversation/search_vector"]
+    text = (
+        "CALL db.index.vector.queryNodes('i', $candidates, probe.embedding)\n"
+        "YIELD node AS n, score\n"
+        "RETURN vector.similarity.cosine(m.embedding, probe.embedding) AS a,\n"
+        "       vector.similarity.cosine(n.embedding, $other) AS b,\n"
+        "       vector.similarity.cosine(n.embedding, probe.embedding) AS c"
+    )
+    assert with_vector_search(text).endswith(
+        "RETURN vector.similarity.cosine(m.embedding, probe.embedding) AS a,\n"
+        "       vector.similarity.cosine(n.embedding, $other) AS b,\n"
+        "       score AS c"
+    )
