@@ -21,7 +21,9 @@ index for more candidates than it needs and knows when it has seen enough:
   10,000 turns on Neo4j 5.26. The turn search's also says how many candidates are the
   space's (`own`) and sends back, with their exact cosines, only those whose index similarity
   is within RERANK_MARGIN of the k-th best (the exact cosine reads each candidate's stored
-  vector, most of the query's time);
+  vector, most of the query's time), each with its index similarity: a probe where the two
+  lie further apart than FLOOR_MARGIN goes to the exact scan, since the rules below assume the
+  index is that close (sparse vectors on Neo4j 5.26 are not);
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
   it found), when the index gave as many candidates as its label has nodes (it gave all it
@@ -92,7 +94,11 @@ similarity is within this of the k-th best index similarity among them, and say 
 the space had (`own`). If the index is off by at most e, a true top-k node's index similarity
 is at least the k-th index similarity minus 2e (at least k nodes score that high on the index,
 so the true k-th is at most e below it, and the node at most e below the true k-th): the
-margin covers an error up to FLOOR_MARGIN, five times the largest seen."""
+margin covers an error up to FLOOR_MARGIN, five times the largest seen for MiniLM's vectors.
+Other vectors can fare worse (sparse ones: up to ~0.46 on Neo4j 5.26, where the index's HNSW
+search then also misses near nodes), so such a query also gives each hit's index similarity
+(`index_similarity`): a probe where one lies more than FLOOR_MARGIN from its exact cosine is
+answered by the exact scan."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,7 @@ def nearest(
         "rerank_margin": RERANK_MARGIN,
     }
     pending = {p.key: p for p in probes}
+    scan: dict[str, Probe] = {}
     found: dict[str, list[Row]] = {}
     filtered = bool(getattr(store, "vector_space_filter", False))  # a wrapper may not say
     candidates = max(4 * k, FILTERED_CANDIDATES if filtered else FIRST_CANDIDATES)
@@ -149,7 +156,9 @@ def nearest(
         shares: list[float] = []
         for key in list(pending):
             answer = answers.get(key)
-            if answer is None and filtered:
+            if answer is not None and answer.index_off():
+                scan[key] = pending.pop(key)  # neither its order nor its rerank can be trusted
+            elif answer is None and filtered:
                 found[key] = []  # the space has no node in the index
                 del pending[key]
             elif answer is not None and answer.settled(k, candidates, min_similarity, filtered):
@@ -166,6 +175,7 @@ def nearest(
         candidates = max(math.ceil((SETTLE_FACTOR + 1) * k / seen_share), 2 * candidates)
         if candidates > MAX_CANDIDATES:
             break
+    pending.update(scan)
     if pending:
         rows = store.read(f"{query}_exact", {**base, "probes": _wire(pending.values())})
         returned = {str(row["key"]): row for row in rows}
@@ -222,6 +232,15 @@ class _Answer:
     own: int = 0
     """The space's candidates that passed the filters: the hits, or more when the query sent
     back only those within RERANK_MARGIN of the k-th."""
+
+    def index_off(self) -> bool:
+        """Whether a hit's index similarity lies further from its exact cosine than
+        FLOOR_MARGIN: the settle rules and the rerank's margin assume it does not."""
+        return any(
+            abs(float(h["index_similarity"]) - float(h["similarity"])) > FLOOR_MARGIN
+            for h in self.hits
+            if h.get("index_similarity") is not None
+        )
 
     def settled(self, k: int, asked: int, min_similarity: float, filtered: bool = False) -> bool:
         """Whether the index's answer holds the space's top k for this probe (`filtered`: the
@@ -286,4 +305,6 @@ def _cosine(a: array[float], b: array[float]) -> float:
 
 def _top(hits: list[Row], k: int) -> list[Row]:
     hits.sort(key=lambda h: (-float(h["similarity"]), str(h["id"])))
+    for hit in hits:
+        hit.pop("index_similarity", None)  # nearest()'s check, not the caller's
     return hits[:k]

@@ -5,6 +5,7 @@
 // whose index similarity lies within $rerank_margin of the k-th best of the space's. A true
 // top-k turn cannot lie lower when the index is off by at most half the margin (nearest.py,
 // RERANK_MARGIN), and reading 384 stored floats per candidate is most of this query's time.
+// Each hit also carries its index similarity, so that nearest() sees the index's error.
 UNWIND $probes AS probe
 CALL db.index.vector.queryNodes('turn_embedding', $candidates, probe.embedding)
 YIELD node AS t, score
@@ -17,5 +18,5 @@ WITH probe, seen, floor, own,
 RETURN probe.key AS key, seen, floor, size(own) AS own,
        [c IN own WHERE kth IS NULL OR c.similarity >= kth - $rerank_margin |
         {id: c.t.id, session: c.t.session, seq: c.t.seq, speaker: c.t.speaker, text: c.t.text,
-         time: c.t.time,
+         time: c.t.time, index_similarity: c.similarity,
          similarity: 2 * vector.similarity.cosine(c.t.embedding, probe.embedding) - 1}] AS hits

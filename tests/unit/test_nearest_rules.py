@@ -13,8 +13,17 @@ class ScriptedStore:
     """Answers the index query with `own` of the space's nodes among `seen` candidates (the
     share stays the same at every depth), and the exact query with the space's true top k."""
 
-    def __init__(self, share: float, per_probe: bool = False, send: int | None = None) -> None:
+    def __init__(
+        self,
+        share: float,
+        per_probe: bool = False,
+        send: int | None = None,
+        index_error: float | None = None,
+    ) -> None:
         self.share = share
+        self.index_error = index_error
+        """Each hit's index similarity this far from its exact one, as Neo4j's turn search
+        reports it (None: not reported)."""
         self.per_probe = per_probe
         """Neo4j's shape: one row per probe (seen, floor, hits), not one per candidate."""
         self.send = send
@@ -43,6 +52,8 @@ class ScriptedStore:
         if not self.per_probe:
             return rows
         hits = [r["hit"] for r in rows if r["hit"] is not None]
+        if self.index_error is not None:
+            hits = [{**h, "index_similarity": h["similarity"] + self.index_error} for h in hits]
         row = {"key": "q", "seen": len(rows), "floor": min(r["similarity"] for r in rows)}
         if self.send is not None:
             row["own"], hits = len(hits), hits[: self.send]
@@ -286,3 +297,19 @@ def test_the_count_settles_each_probe_of_a_batch() -> None:
         "a": ["a"],
         "b": ["b"],
     }
+
+
+def test_an_index_further_off_than_the_margin_settles_nothing() -> None:
+    """The settle rules and the rerank's margin assume the index's similarities lie within
+    FLOOR_MARGIN of the exact ones; where a hit shows they do not, the probe is scanned, and
+    the index's own similarity never reaches the caller."""
+    close = ScriptedStore(1.0, per_probe=True, index_error=nearest_module.FLOOR_MARGIN / 2)
+    hits = lookup(close)
+    assert [h["id"] for h in hits][:1] == ["index0"] and "index_similarity" not in hits[0]
+    assert close.asked == [("conversation/search_vector", nearest_module.FIRST_CANDIDATES)]
+    off = ScriptedStore(1.0, per_probe=True, index_error=-3 * nearest_module.FLOOR_MARGIN)
+    assert [h["id"] for h in lookup(off)][:1] == ["exact0"]
+    assert off.asked == [
+        ("conversation/search_vector", nearest_module.FIRST_CANDIDATES),
+        ("conversation/search_vector_exact", 0),
+    ]
