@@ -152,6 +152,12 @@ class Ingestor:
         size = self.config.batch_size
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]
         clock = facts.clock
+        # Entities are written at every mention: on FalkorDB each write leaves an orphaned
+        # vector in their index, and an index answering short sends a batch's
+        # de-duplication lookups to exact scans of the space (store/falkordb_vectors.py), so
+        # any orphan is mended before each batch and after the last. Other stores have
+        # nothing to repair.
+        repair = getattr(parts.store, "repair_vector_indexes", None)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-ingest") as worker:
             upcoming = worker.submit(prepare, batches[0]) if batches else None
             for index, batch in enumerate(batches):
@@ -159,6 +165,8 @@ class Ingestor:
                 vectors, extractions = upcoming.result()
                 if index + 1 < len(batches):
                     upcoming = worker.submit(prepare, batches[index + 1])
+                if repair is not None:
+                    repair(healthy=1.0)
                 self._write_batch(space, batch, vectors, extractions, embed_names, counters)
                 # The clock moves with the turn indexes handed out by plan_turns.
                 clock = max(clock, *(p.turn_index + 1 for p in batch))
@@ -167,11 +175,8 @@ class Ingestor:
                 if forgetting.due(clock, last_run, every):
                     runs.append(self.forget(space))
                     last_run = clock
-        # Entities are written at every mention: on FalkorDB that can leave their vector index
-        # answering short (store/falkordb_vectors.py). Other stores have nothing to repair.
-        repair = getattr(parts.store, "repair_vector_indexes", None)
-        if todo and repair is not None:
-            repair()
+        if batches and repair is not None:
+            repair(healthy=1.0)
         return IngestReport(
             space=space,
             turns_read=len(turns),

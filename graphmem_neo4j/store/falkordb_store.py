@@ -121,10 +121,12 @@ class FalkorDBStore(BatchingMixin):
         return rows
 
     def repair_vector_indexes(
-        self, min_documents: int = falkordb_vectors.MIN_DOCUMENTS
+        self,
+        min_documents: int = falkordb_vectors.MIN_DOCUMENTS,
+        healthy: float = falkordb_vectors.HEALTHY_SHARE,
     ) -> list[str]:
-        """Rebuild the vector indexes that orphaned vectors have made answer short
-        (falkordb_vectors.py); the labels rebuilt."""
+        """Rebuild the vector indexes that orphaned vectors have made answer below `healthy`
+        of what they hold (falkordb_vectors.py); the labels rebuilt."""
 
         def rebuild(drop: str | None, create: str, dimension: int) -> None:
             # While the index refills it answers with the nodes indexed so far, which could
@@ -150,7 +152,9 @@ class FalkorDBStore(BatchingMixin):
         def read(query: str, params: dict[str, object]) -> list[Row]:
             return self._read(query, params)
 
-        return falkordb_vectors.repair(read, rebuild, min_documents=min_documents)
+        return falkordb_vectors.repair(
+            read, rebuild, min_documents=min_documents, healthy=healthy
+        )
 
     def _refilling(self) -> bool:
         try:

@@ -36,8 +36,8 @@ REFILL_WAIT = 600.0
 """The longest a rebuild waits (seconds) for its index to be built before letting lookups use
 it again."""
 REPAIR_EVERY = 200
-"""The store checks its vector indexes after every this many writes (and the conversation
-layer after each ingestion)."""
+"""The store checks its vector indexes after every this many writes (and a conversation
+ingestion before each batch and after the last, rebuilding an index with any orphan)."""
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,10 @@ def probe(dimension: int) -> list[float]:
     return [math.sin(i + 1.0) for i in range(dimension)]
 
 
-def short(index: VectorIndex, answered: int) -> bool:
+def short(index: VectorIndex, answered: int, healthy: float = HEALTHY_SHARE) -> bool:
     """Whether an index answered so far below what it holds that it needs a rebuild."""
     asked = min(PROBE_CANDIDATES, index.documents)
-    return answered < HEALTHY_SHARE * asked
+    return answered < healthy * asked
 
 
 def repair(
@@ -82,6 +82,7 @@ def repair(
     rebuild: Callable[[str | None, str, int], None],
     *,
     min_documents: int = MIN_DOCUMENTS,
+    healthy: float = HEALTHY_SHARE,
 ) -> list[str]:
     """Rebuild every built vector index of graphmem's that answers short, and create one that
     is missing while the others exist (a rebuild stopped between its drop and its create);
@@ -108,7 +109,7 @@ def repair(
                 "probe": probe(index.dimension),
             },
         )
-        if not short(index, int(rows[0]["answered"]) if rows else 0):
+        if not short(index, int(rows[0]["answered"]) if rows else 0, healthy):
             continue
         rebuild(falkordb_vector_index_drop(load_query(create, "falkordb")), create, index.dimension)
         repaired.append(index.label)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -138,6 +140,35 @@ def test_an_ingestion_leaves_the_entity_index_answering_in_full(
 ) -> None:
     write_entities(memory, space, 8)
     memory.add_turns([TurnInput("s1", "t1", "Ana", "I fixed gadget 7 today.")], space=space)
+    assert answered(memory, space) == ASKED
+
+
+def test_no_batch_of_an_ingestion_meets_an_index_shadowed_by_orphans(
+    memory: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every batch writes the entities it mentions, leaving orphans; the next batch's
+    de-duplication lookups (new names) must still be answered by the index, not by exact
+    scans of the space, which grow with it (a 10,000-turn LongMemEval pool timed out)."""
+    write_entities(memory, space, 2)
+    service = memory.conversation
+    service.config = replace(service.config, batch_size=10)
+    scans: list[str] = []
+    original = memory.store.read
+
+    def counted(query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        if query.endswith("_exact"):
+            scans.append(query)
+        return original(query, params)
+
+    monkeypatch.setattr(memory.store, "read", counted)
+    places = [f"{a}{b}ville" for a in ("Ard", "Bel", "Cor", "Dun", "Elm") for b in "kmnprstvz"]
+    turns = [
+        TurnInput("s1", f"t{i}", "Ana", f"I fixed gadget {i % 7} on my trip to {place}.")
+        for i, place in enumerate(places[:40])
+    ]
+    report = service.add_turns(turns, space=space, forget_every=0)
+    assert report.turns_written == 40 and report.entities_created >= 30
+    assert scans == []
     assert answered(memory, space) == ASKED
 
 

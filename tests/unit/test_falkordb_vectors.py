@@ -80,6 +80,13 @@ def test_an_index_giving_under_the_healthy_share_is_rebuilt_and_others_are_not()
     assert (create, dimension) == ("conversation/schema_entity_vector", 8)
 
 
+def test_a_stricter_share_rebuilds_an_index_with_any_orphan() -> None:
+    """What an ingestion asks between batches: any orphan sends de-duplication to scans."""
+    fake = Fake(every(1000), {label: 1000 for label in LABELS} | {"Entity": 999})
+    assert fv.repair(fake.read, fake.rebuild) == []
+    assert fv.repair(fake.read, fake.rebuild, healthy=1.0) == ["Entity"]
+
+
 def test_small_unbuilt_and_foreign_indexes_are_left_alone() -> None:
     rows = [*every(fv.MIN_DOCUMENTS - 1), stats("Other", 5000)]
     rows = [r if r["label"] != "Turn" else stats("Turn", 5000, built=False) for r in rows]
