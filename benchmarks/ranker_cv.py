@@ -65,7 +65,7 @@ from graphmem_neo4j.conversation.ranker import (  # noqa: E402
     model_key,
 )
 from graphmem_neo4j.conversation.ranker import features as ranker_features  # noqa: E402
-from graphmem_neo4j.conversation.readers import read_locomo  # noqa: E402
+from graphmem_neo4j.conversation.readers import read_locomo, read_longmemeval  # noqa: E402
 from graphmem_neo4j.conversation.text import asks_for_several  # noqa: E402
 
 
@@ -161,21 +161,29 @@ def held_out(
     test: set[str],
     make: Any,
     drop: int = 0,
+    weight: Callable[[Kept], float] | None = None,
 ) -> dict[int, float]:
     """R@10 of each `test` question, ranked by a classifier fitted on the `train` spaces
-    without the last `drop` feature columns; the test rows are held within the range the
-    training rows span, as the product's ranker holds them."""
+    without the last `drop` feature columns (each question's rows weighted by `weight`, a
+    logistic pipeline's); the test rows are held within the range the training rows span, as
+    the product's ranker holds them."""
     columns = slice(0, -drop) if drop else slice(None)
-    x, y = [], []
+    x, y, w = [], [], []
     for k, (ids, rows) in zip(kept, table, strict=True):
         if k.space in train:
             evidence = set(k.evidence)
             x.append(rows[:, columns])
             y.extend(int(i in evidence) for i in ids)
+            w.extend([weight(k) if weight else 1.0] * len(ids))
     train_rows = np.vstack(x)
     low, high = train_rows.min(axis=0), train_rows.max(axis=0)
     model = make()
-    model.fit(train_rows, np.asarray(y))
+    if weight is None:
+        model.fit(train_rows, np.asarray(y))
+    else:
+        model.fit(
+            train_rows, np.asarray(y), logisticregression__sample_weight=np.asarray(w) / np.mean(w)
+        )
     out = {}
     for n, (k, (ids, rows)) in enumerate(zip(kept, table, strict=True)):
         if k.space in test:
@@ -366,6 +374,144 @@ def graph_gain(
     figures.add("gain of the entity graph's list", gain[0])
 
 
+LONGMEMEVAL_TYPES = {
+    11: "single-session-user",
+    12: "single-session-assistant",
+    13: "single-session-preference",
+    14: "temporal-reasoning",
+    15: "knowledge-update",
+    16: "multi-session",
+}
+LONGMEMEVAL_FOLDS = 3
+
+
+def collect_longmemeval(path: Path, model: Any) -> list[Kept]:
+    """The candidate lists of every LongMemEval question with evidence turns, all haystacks in
+    one space (longmemeval.py --pooled); each question's category is its type's code above."""
+    import tempfile
+
+    from longmemeval import POOL, asked_in
+
+    from graphmem_neo4j.embedder import HashEmbedder
+
+    records = json.loads(path.read_text(encoding="utf-8"))
+    asked = asked_in(records)
+    codes = {name: code for code, name in LONGMEMEVAL_TYPES.items()}
+    questions = [
+        {"question": q["question"], "category": codes[q["type"]], "evidence": q["turns"]}
+        for q in asked.values()
+        if q["turns"]
+    ]
+    with tempfile.TemporaryDirectory(prefix="graphmem-ranker-cv-") as home:
+        chosen = Path(home) / "instances.json"
+        kept_records = [r for r in records if str(r["question_id"]) in asked]
+        chosen.write_text(json.dumps(kept_records), encoding="utf-8")
+        groups = read_longmemeval(chosen, space=POOL)
+    # the second model's list is not read here: a cheap one stands in for it
+    return collect(groups, {POOL: questions}, model, HashEmbedder(16))
+
+
+def cross_set(locomo: Sequence[Kept], longmemeval: Sequence[Kept], figures: Figures) -> None:
+    """The learned ranker across the two development sets (logistic, C = 0.1, what both
+    models' shipped rankers chose): LongMemEval's questions ranked by a ranker fitted on all
+    of LoCoMo dev (held out by construction, as the shipped one is), beside the fusion, and
+    rankers that also learn from LongMemEval (its questions in LONGMEMEVAL_FOLDS folds), each
+    set held out: LongMemEval alone, and both sets with each set weighted alike."""
+    folded = [replace(k, space=f"lme-{i % LONGMEMEVAL_FOLDS}") for i, k in enumerate(longmemeval)]
+    kept = [*locomo, *folded]
+    table = [features(k) for k in kept]
+    make = candidates()["logistic C=0.1"]
+    conversations = sorted({k.space for k in locomo})
+    folds = sorted({k.space for k in folded})
+    on_locomo = [i for i, k in enumerate(kept) if k.space in conversations]
+    on_lme = [i for i, k in enumerate(kept) if k.space in folds]
+    rows = {
+        s: sum(len(ids) for k, (ids, _) in zip(kept, table, strict=True) if k.space == s)
+        for s in [*conversations, *folds]
+    }
+
+    def held(
+        train_for: Callable[[str], list[str]], tests: list[str], alike: bool = False
+    ) -> dict[int, float]:
+        """Each test space's questions ranked by a ranker fitted on train_for(space); with
+        `alike`, each set's training rows weigh the same in all."""
+        out: dict[int, float] = {}
+        for test in tests:
+            train = train_for(test)
+            share = {
+                s: 1 / sum(rows[t] for t in train if (t in conversations) == (s in conversations))
+                for s in train
+            }
+            out.update(
+                held_out(
+                    kept,
+                    table,
+                    set(train),
+                    {test},
+                    make,
+                    weight=(lambda k, share=share: share[k.space]) if alike else None,
+                )
+            )
+        return out
+
+    fusion = [
+        recall([h.turn_id for h in fuse(**{**k.inputs, "k": 10})], k.evidence, 10) for k in kept
+    ]
+    systems = {
+        "LoCoMo only": (
+            held(lambda c: [x for x in conversations if x != c], conversations),
+            held(lambda f: conversations, folds),
+        ),
+        "LongMemEval only": ({}, held(lambda f: [x for x in folds if x != f], folds)),
+        "both, each set weighted alike": (
+            held(lambda c: [x for x in conversations if x != c] + folds, conversations, True),
+            held(lambda f: conversations + [x for x in folds if x != f], folds, True),
+        ),
+    }
+    base_locomo, base_lme = systems["LoCoMo only"]
+    print(
+        f"\nacross the development sets ({len(on_locomo)} LoCoMo dev questions, "
+        f"{len(on_lme)} LongMemEval questions over one pool; R@10 of the evidence turns):"
+    )
+    for name, (locomo_r, lme_r) in systems.items():
+        for dataset, scores, base, idx in (
+            ("LoCoMo dev", locomo_r, base_locomo, on_locomo),
+            ("LongMemEval", lme_r, base_lme, on_lme),
+        ):
+            if not scores:
+                continue
+            values = [scores[i] for i in idx]
+            mean, low, high = mean_interval(values)
+            line = f"  trained on {name:<30} {dataset:<12} {mean:.3f} [{low:.3f}, {high:.3f}]"
+            if scores is not base:
+                gain = paired_interval(values, [base[i] for i in idx])
+                line += f"  against LoCoMo only {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
+            print(line)
+            figures.add(f"trained on {name}: {dataset} R@10", mean)
+            figures.add(f"trained on {name}: {dataset} R@10, 95% interval low", low)
+            figures.add(f"trained on {name}: {dataset} R@10, 95% interval high", high)
+    fusion_lme = [fusion[i] for i in on_lme]
+    gain = paired_interval([base_lme[i] for i in on_lme], fusion_lme)
+    print(
+        f"  LongMemEval, the fusion (default constants): {statistics.fmean(fusion_lme):.3f}; "
+        f"the LoCoMo-trained ranker gains {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
+    )
+    figures.add("LongMemEval: fusion R@10", statistics.fmean(fusion_lme))
+    figures.add("LongMemEval: LoCoMo ranker over the fusion, 95% interval low", gain[1])
+    figures.add("LongMemEval: LoCoMo ranker over the fusion, 95% interval high", gain[2])
+    for code, name in LONGMEMEVAL_TYPES.items():
+        mine = [i for i in on_lme if kept[i].category == code]
+        if mine:
+            print(
+                f"    {name:<26} LoCoMo-trained {statistics.fmean(base_lme[i] for i in mine):.3f}, "
+                f"fusion {statistics.fmean(fusion[i] for i in mine):.3f} (n={len(mine)})"
+            )
+            figures.add(
+                f"LongMemEval: LoCoMo ranker R@10, {name}",
+                statistics.fmean(base_lme[i] for i in mine),
+            )
+
+
 def fitted_ranker(
     kept: Sequence[Kept], table: Table, make: Any, model: str, fitted_on: str
 ) -> LinearRanker:
@@ -444,6 +590,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="fit the linear family's choice (by leave-one-conversation-out over every "
         "conversation) on all questions and write it as the product's ranker file "
         "(graphmem_neo4j/conversation/rankers/<model>.json)",
+    )
+    parser.add_argument(
+        "--longmemeval",
+        type=Path,
+        help="LongMemEval's oracle file (benchmarks/fetch_longmemeval.py): also collect its "
+        "questions over one pool and print the ranker across the two development sets",
+    )
+    parser.add_argument(
+        "--longmemeval-cache",
+        type=Path,
+        help="keep LongMemEval's collected candidate lists in this file",
     )
     add_json_out(parser)
     args = parser.parse_args(argv)
@@ -540,6 +697,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         ablation(kept, table, spaces, systems, learned, figures)
     if args.graph:
         graph_gain(kept, spaces, systems, learned, figures)
+    if args.longmemeval is not None:
+        lme: list[Kept]
+        if args.longmemeval_cache is not None and args.longmemeval_cache.exists():
+            lme = pickle.loads(args.longmemeval_cache.read_bytes())
+        else:
+            lme = collect_longmemeval(args.longmemeval, model)
+            if args.longmemeval_cache is not None:
+                args.longmemeval_cache.write_bytes(pickle.dumps(lme))
+        cross_set(kept, lme, figures)
     if args.write:
         chosen, score = choose(kept, table, spaces, systems, second)
         ranker = fitted_ranker(

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from graphmem_neo4j.errors import InputError
 from tests.benchmark_module import load_benchmark
 
 SAMPLE = Path(__file__).parents[2] / "fixtures" / "longmemeval_sample.json"
@@ -33,3 +37,47 @@ def test_the_benchmark_ingests_each_haystack_and_scores_it(tmp_path: Path) -> No
     assert figures["hybrid turn@3"] == 1.0 and figures["hybrid session@3"] == 1.0
     assert {"baseline bm25 turn@3", "baseline dense session@3"} <= set(figures)
     assert figures["ingest"] > 0
+
+
+def test_pooled_puts_every_haystack_in_one_space_and_asks_every_question_of_it(
+    tmp_path: Path, capsys: Any
+) -> None:
+    longmemeval = load_benchmark("longmemeval")
+    out = tmp_path / "figures.json"
+    args = ["--data", str(SAMPLE), "--embedder", "hash", "--pooled", "-k", "3"]
+    assert longmemeval.main([*args, "--rankings", "auto,fusion", "--json-out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    # the shared sessions are stored once: 2 + 4 + 2 + 3 turns, not 15
+    assert "[1/1] longmemeval: 11 turns" in printed
+    result = json.loads(out.read_text())
+    assert result["benchmark"] == "longmemeval_pooled"
+    figures = {f["name"]: f["value"] for f in result["figures"]}
+    for system in ("hybrid auto", "hybrid fusion"):
+        assert figures[f"{system} session@3"] == 1.0
+        assert figures[f"{system} turn@3, single-session-user"] == 1.0
+    assert figures["baseline bm25 turn@3, 95% interval low"] <= figures["baseline bm25 turn@3"]
+
+
+def test_a_learned_ranking_needs_a_model_that_ships_one(tmp_path: Path) -> None:
+    longmemeval = load_benchmark("longmemeval")
+    args = ["--data", str(SAMPLE), "--embedder", "hash", "--rankings", "learned"]
+    with pytest.raises(InputError, match="no learned ranker ships for embedding model"):
+        longmemeval.main(args)
+
+
+def test_unknown_rankings_are_refused(capsys: Any) -> None:
+    longmemeval = load_benchmark("longmemeval")
+    with pytest.raises(SystemExit):
+        longmemeval.main(["--data", str(SAMPLE), "--rankings", "auto,best"])
+    assert "--rankings: best; use auto, learned, fusion" in capsys.readouterr().err
+
+
+def test_pooled_queries_ask_the_pool(tmp_path: Path) -> None:
+    longmemeval = load_benchmark("longmemeval")
+    out = tmp_path / "q.jsonl"
+    assert longmemeval.main(["--data", str(SAMPLE), "--pooled", "--write-queries", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["space"]) for r in rows] == [
+        ("lme_bike", "longmemeval"),
+        ("lme_trip", "longmemeval"),
+    ]
