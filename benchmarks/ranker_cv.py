@@ -594,7 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--longmemeval",
         type=Path,
-        help="LongMemEval's oracle file (benchmarks/fetch_longmemeval.py): also collect its "
+        help="LongMemEval's oracle file (tools/fetch_longmemeval.py): also collect its "
         "questions over one pool and print the ranker across the two development sets",
     )
     parser.add_argument(
@@ -612,6 +612,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = "ranker_cv_second" if args.second else "ranker_cv"
     if args.first:
         name += f"_{model_key(str(args.first))}"
+    if args.longmemeval:
+        name += "_longmemeval"
     figures = Figures(name)
 
     from graphmem_neo4j.embedder import NumpyEmbedder

@@ -96,8 +96,7 @@ COMMANDS: dict[str, str] = {
     "ranker_cv": "python benchmarks/ranker_cv.py",
     "conversation_scale": "python benchmarks/conversation_scale.py --turns 10000",
     "locomo": "python benchmarks/locomo.py --modes hybrid --no-baselines --ablation --cv --cv-core",
-    "longmemeval": "python benchmarks/longmemeval.py --data longmemeval_s_cleaned.json",
-    "longmemeval_pooled": "python benchmarks/longmemeval.py --data "
+    "longmemeval": "python benchmarks/longmemeval.py --data "
     "~/.graphmem/data/longmemeval_oracle.json --pooled --rankings learned,fusion",
     "conversation_forgetting": "python benchmarks/conversation_forgetting.py",
     "facts_conflicts": "python benchmarks/facts_conflicts.py --per-kind 200 --replicas 3",

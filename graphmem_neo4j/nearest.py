@@ -22,8 +22,8 @@ index for more candidates than it needs and knows when it has seen enough:
   space's (`own`) and sends back, with their exact cosines, only those whose index similarity
   is within RERANK_MARGIN of the k-th best (the exact cosine reads each candidate's stored
   vector, most of the query's time), each with its index similarity: a probe where the two
-  lie further apart than FLOOR_MARGIN goes to the exact scan, since the rules below assume the
-  index is that close (sparse vectors on Neo4j 5.26 are not);
+  lie further apart than the store's declared error goes to the exact scan, since the rules
+  below assume the index is that close (sparse vectors on Neo4j 5.26 are not);
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
   it found), when the index gave as many candidates as its label has nodes (it gave all it
@@ -86,19 +86,34 @@ nodes, so that the space's top k are not the last of what the index found."""
 SHARE_MARGIN = 1.1
 """With a known share, the first request asks this much above the settle line."""
 FLOOR_MARGIN = 0.01
-"""Neo4j's quantised index scores are within ~0.002 of the exact cosine: the floor rule keeps a
-margin so that it never settles a probe that an unseen node could still qualify for."""
+"""The least margin the floor rule keeps, so that it never settles a probe that an unseen node
+could still qualify for; a store whose index similarities are quantised widens it to the error
+it declares (`vector_index_error`)."""
+QUANTISED_ERROR = 0.03
+"""How far a quantised index's similarity (Neo4j 5.26's `db.index.vector.queryNodes`) is taken
+to lie from the exact cosine at most: over 60 hybrid searches of 6,000 synthetic turns,
+MiniLM's largest was 0.021 (median 0.011 per probe), random 384-d vectors' 0.024. A store says
+its own (`vector_index_error`: 0 where the index's scores are exact, FalkorDB and Neo4j's
+SEARCH); one that does not say is taken to be quantised."""
 RERANK_MARGIN = 2 * FLOOR_MARGIN
-"""An index query may send back (`$rerank_margin`) only the space's candidates whose index
-similarity is within this of the k-th best index similarity among them, and say how many
-the space had (`own`). If the index is off by at most e, a true top-k node's index similarity
-is at least the k-th index similarity minus 2e (at least k nodes score that high on the index,
-so the true k-th is at most e below it, and the node at most e below the true k-th): the
-margin covers an error up to FLOOR_MARGIN, five times the largest seen for MiniLM's vectors.
-Other vectors can fare worse (sparse ones: up to ~0.46 on Neo4j 5.26, where the index's HNSW
-search then also misses near nodes), so such a query also gives each hit's index similarity
-(`index_similarity`): a probe where one lies more than FLOOR_MARGIN from its exact cosine is
-answered by the exact scan."""
+"""The rerank margin of an index with exact scores. An index query may send back
+(`$rerank_margin`) only the space's candidates whose index similarity is within a margin of
+the k-th best index similarity among them, and say how many the space had (`own`). If the
+index is off by at most e, a true top-k node's index similarity is at least the k-th index
+similarity minus 2e (at least k nodes score that high on the index, so the true k-th is at
+most e below it, and the node at most e below the true k-th): so the margin is twice the
+error the store declares (`margins`). Other vectors can fare worse than the declared error
+(sparse ones: up to ~0.46 on Neo4j 5.26, where the index's HNSW search then also misses near
+nodes), so such a query also gives each hit's index similarity (`index_similarity`): a probe
+where one lies further than the declared error from its exact cosine is answered by the exact
+scan."""
+
+
+def margins(store: object) -> tuple[float, float]:
+    """(floor margin, rerank margin) for a store's vector index: its declared error, at least
+    FLOOR_MARGIN, and twice that."""
+    error = max(float(getattr(store, "vector_index_error", QUANTISED_ERROR)), FLOOR_MARGIN)
+    return error, 2 * error
 
 
 @dataclass(frozen=True)
@@ -129,13 +144,14 @@ def nearest(
     second request, never a wrong answer)."""
     if k < 1 or not probes:
         return {p.key: [] for p in probes}
+    floor_margin, rerank_margin = margins(store)
     base = {
         **(params or {}),
         "space": space,
         "k": k,
         "min_similarity": min_similarity,
         "with_vectors": rescore,
-        "rerank_margin": RERANK_MARGIN,
+        "rerank_margin": rerank_margin,
     }
     pending = {p.key: p for p in probes}
     scan: dict[str, Probe] = {}
@@ -156,12 +172,14 @@ def nearest(
         shares: list[float] = []
         for key in list(pending):
             answer = answers.get(key)
-            if answer is not None and answer.index_off():
+            if answer is not None and answer.index_off(floor_margin):
                 scan[key] = pending.pop(key)  # neither its order nor its rerank can be trusted
             elif answer is None and filtered:
                 found[key] = []  # the space has no node in the index
                 del pending[key]
-            elif answer is not None and answer.settled(k, candidates, min_similarity, filtered):
+            elif answer is not None and answer.settled(
+                k, candidates, min_similarity, filtered, floor_margin
+            ):
                 found[key] = _top(answer.hits, k)
                 del pending[key]
             elif answer is not None and answer.seen >= candidates:
@@ -233,16 +251,23 @@ class _Answer:
     """The space's candidates that passed the filters: the hits, or more when the query sent
     back only those within RERANK_MARGIN of the k-th."""
 
-    def index_off(self) -> bool:
-        """Whether a hit's index similarity lies further from its exact cosine than
-        FLOOR_MARGIN: the settle rules and the rerank's margin assume it does not."""
+    def index_off(self, error: float) -> bool:
+        """Whether a hit's index similarity lies further from its exact cosine than `error`:
+        the settle rules and the rerank's margin assume it does not."""
         return any(
-            abs(float(h["index_similarity"]) - float(h["similarity"])) > FLOOR_MARGIN
+            abs(float(h["index_similarity"]) - float(h["similarity"])) > error
             for h in self.hits
             if h.get("index_similarity") is not None
         )
 
-    def settled(self, k: int, asked: int, min_similarity: float, filtered: bool = False) -> bool:
+    def settled(
+        self,
+        k: int,
+        asked: int,
+        min_similarity: float,
+        filtered: bool = False,
+        floor_margin: float = FLOOR_MARGIN,
+    ) -> bool:
         """Whether the index's answer holds the space's top k for this probe (`filtered`: the
         index gave the space's nodes only, so a short answer is all the space holds)."""
         if self.own >= SETTLE_FACTOR * k:
@@ -252,7 +277,7 @@ class _Answer:
         full = self.seen >= asked
         if filtered and not full:
             return True
-        return full and self.floor is not None and self.floor + FLOOR_MARGIN < min_similarity
+        return full and self.floor is not None and self.floor + floor_margin < min_similarity
 
 
 def _answers(rows: Sequence[Row], keys: Iterable[str] = ()) -> dict[str, _Answer]:

@@ -25,6 +25,8 @@ _NO_VECTOR_INDEX = "Invalid arguments for procedure 'db.idx.vector.queryNodes'"
 
 class FalkorDBStore(BatchingMixin):
     dialect: Dialect = "falkordb"
+    vector_index_error = 0.0
+    """Its vector index's similarities are the exact cosine at float32 (nearest.py)."""
 
     def __init__(
         self,

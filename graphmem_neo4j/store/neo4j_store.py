@@ -13,6 +13,7 @@ from typing import Any
 from neo4j.graph import Node, Path, Relationship
 
 from ..errors import AuthenticationFailed, EngineUnavailable, QueryError
+from ..nearest import QUANTISED_ERROR
 from ..queries import Dialect, explained, load_query, queries_for, vector_index_queries
 from ..settings import EngineTarget, redact_uri
 from .base import BatchingMixin, Params, Row
@@ -160,6 +161,12 @@ class Neo4jStore(BatchingMixin):
         if self.observe is not None:
             self.observe(summary)
         return list(records)
+
+    @property
+    def vector_index_error(self) -> float:
+        """How far the vector index's similarities can lie from the exact cosine (nearest.py):
+        SEARCH's scores are exact, `db.index.vector.queryNodes`' are the quantised index's."""
+        return 0.0 if self.vector_space_filter else QUANTISED_ERROR
 
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         return self._run(query, params, read_only=True)

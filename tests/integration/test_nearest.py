@@ -146,6 +146,15 @@ def reference(lookup: Lookup, vectors: list[list[float]], probe: list[float]) ->
     return [ident for _, ident in scored[:K]]
 
 
+def assert_own_cosines(
+    hits: list[dict[str, Any]], vectors: list[list[float]], probe: list[float]
+) -> None:
+    """Each hit's similarity is its own vector's exact cosine, not the index's score."""
+    for hit in hits:
+        own = vectors[int(str(hit["id"])[1:])]
+        assert float(hit["similarity"]) == pytest.approx(cosine(own, probe), abs=1e-4)
+
+
 @pytest.mark.parametrize("lookup", LOOKUPS, ids=lambda lookup: lookup.query)
 def test_each_lookup_answers_for_its_own_space(
     memory: GraphMemory, space: str, lookup: Lookup
@@ -169,9 +178,7 @@ def test_each_lookup_answers_for_its_own_space(
         ids = [str(h["id"]) for h in hits]
         assert len(ids) == len(expected), (lookup.query, i, ids, expected)
         recalls.append(len(set(ids) & set(expected)) / len(expected) if expected else 1.0)
-        for hit in hits:  # exact similarities, not the index's quantised scores
-            own = vectors[int(str(hit["id"])[1:])]
-            assert float(hit["similarity"]) == pytest.approx(cosine(own, probe), abs=1e-4)
+        assert_own_cosines(hits, vectors, probe)
     assert sum(recalls) / len(recalls) >= 0.99, recalls
 
 
@@ -249,9 +256,7 @@ def test_the_turn_search_is_exact_for_vectors_the_index_quantises_badly(
     for i, probe in enumerate(probes):
         expected = sorted((cosine(v, probe) for v in vectors), reverse=True)[:K]
         hits = got[str(i)]
-        for hit in hits:  # each the turn's own cosine, not the index's score
-            own = vectors[int(str(hit["id"])[1:])]
-            assert float(hit["similarity"]) == pytest.approx(cosine(own, probe), abs=1e-4)
+        assert_own_cosines(hits, vectors, probe)
         exact += [float(h["similarity"]) for h in hits] == pytest.approx(expected, abs=1e-4)
     if memory.store.vector_space_filter:
         assert exact >= 0.9 * len(probes)  # 23 of 24 on 2026.08.1

@@ -300,16 +300,34 @@ def test_the_count_settles_each_probe_of_a_batch() -> None:
 
 
 def test_an_index_further_off_than_the_margin_settles_nothing() -> None:
-    """The settle rules and the rerank's margin assume the index's similarities lie within
-    FLOOR_MARGIN of the exact ones; where a hit shows they do not, the probe is scanned, and
-    the index's own similarity never reaches the caller."""
-    close = ScriptedStore(1.0, per_probe=True, index_error=nearest_module.FLOOR_MARGIN / 2)
+    """The settle rules and the rerank's margin assume the index's similarities lie within the
+    store's declared error of the exact ones (QUANTISED_ERROR when it declares none); where a
+    hit shows they do not, the probe is scanned, and the index's own similarity never
+    reaches the caller."""
+    error = nearest_module.QUANTISED_ERROR
+    close = ScriptedStore(1.0, per_probe=True, index_error=error / 2)
     hits = lookup(close)
     assert [h["id"] for h in hits][:1] == ["index0"] and "index_similarity" not in hits[0]
     assert close.asked == [("conversation/search_vector", nearest_module.FIRST_CANDIDATES)]
-    off = ScriptedStore(1.0, per_probe=True, index_error=-3 * nearest_module.FLOOR_MARGIN)
+    off = ScriptedStore(1.0, per_probe=True, index_error=-1.5 * error)
     assert [h["id"] for h in lookup(off)][:1] == ["exact0"]
     assert off.asked == [
         ("conversation/search_vector", nearest_module.FIRST_CANDIDATES),
         ("conversation/search_vector_exact", 0),
     ]
+
+
+def test_the_margins_follow_the_error_a_store_declares() -> None:
+    class Exact:
+        vector_index_error = 0.0
+
+    class Quantised:
+        vector_index_error = 0.05
+
+    floor = nearest_module.FLOOR_MARGIN
+    assert nearest_module.margins(Exact()) == (floor, 2 * floor)
+    assert nearest_module.margins(Quantised()) == (0.05, 0.1)
+    assert nearest_module.margins(object()) == (
+        nearest_module.QUANTISED_ERROR,
+        2 * nearest_module.QUANTISED_ERROR,
+    )

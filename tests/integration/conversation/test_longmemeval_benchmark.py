@@ -50,7 +50,7 @@ def test_pooled_puts_every_haystack_in_one_space_and_asks_every_question_of_it(
     # the shared sessions are stored once: 2 + 4 + 2 + 3 turns, not 15
     assert "[1/1] longmemeval: 11 turns" in printed
     result = json.loads(out.read_text())
-    assert result["benchmark"] == "longmemeval_pooled"
+    assert result["benchmark"] == "longmemeval"
     figures = {f["name"]: f["value"] for f in result["figures"]}
     for system in ("hybrid auto", "hybrid fusion"):
         assert figures[f"{system} session@3"] == 1.0
@@ -81,3 +81,20 @@ def test_pooled_queries_ask_the_pool(tmp_path: Path) -> None:
         ("lme_bike", "longmemeval"),
         ("lme_trip", "longmemeval"),
     ]
+
+
+def test_the_ranker_benchmark_collects_longmemeval_over_one_pool() -> None:
+    from graphmem_neo4j.embedder import HashEmbedder
+
+    ranker_cv = load_benchmark("ranker_cv")
+    kept = ranker_cv.collect_longmemeval(SAMPLE, HashEmbedder(64))
+    assert [(k.space, ranker_cv.LONGMEMEVAL_TYPES[k.category], k.evidence) for k in kept] == [
+        ("longmemeval", "single-session-user", ["answer_bike:0"]),
+        ("longmemeval", "temporal-reasoning", ["answer_trip:2"]),
+    ]
+    # every question's candidates come from the whole pool, its own evidence among them
+    for k in kept:
+        pooled = {c.id for c, _ in k.inputs["lexical"]} | {c.id for c, _ in k.inputs["dense"]}
+        assert set(k.evidence) <= pooled
+        assert any(i.startswith("answer_bike") for i in pooled)
+        assert any(i.startswith("answer_trip") for i in pooled)

