@@ -110,6 +110,29 @@ def towards(target: list[float], noise: list[float], weight: float) -> list[floa
     return unit([t + weight * n for t, n in zip(target, noise, strict=True)])
 
 
+def write(memory: GraphMemory, lookup: Lookup, space: str, vectors: list[list[float]]) -> None:
+    """Nodes n0, n1, ... of the lookup's label in `space`, one per vector."""
+    rows = [
+        {"id": f"n{i}", "props": lookup.props(i), "embedding": v} for i, v in enumerate(vectors)
+    ]
+    memory.store.write_batches(lookup.import_query, rows, batch_size=500, params={"space": space})
+
+
+def ask(
+    memory: GraphMemory, lookup: Lookup, space: str, probes: list[list[float]]
+) -> dict[str, list[dict[str, Any]]]:
+    """nearest() for every probe (keys "0", "1", ...), with the lookup's filters."""
+    return nearest(
+        memory.store,
+        lookup.query,
+        [Probe(str(i), p) for i, p in enumerate(probes)],
+        space=space,
+        k=K,
+        min_similarity=lookup.min_similarity,
+        params=lookup.params,
+    )
+
+
 def fill(
     memory: GraphMemory, lookup: Lookup, ours: str, rng: random.Random
 ) -> tuple[list[list[float]], list[list[float]]]:
@@ -117,22 +140,13 @@ def fill(
     vectors = [random_unit(rng) for _ in range(OURS)]
     probes = [random_unit(rng) for _ in range(8)] + vectors[:4]
 
-    def rows(vecs: list[list[float]]) -> list[dict[str, Any]]:
-        return [
-            {"id": f"n{i}", "props": lookup.props(i), "embedding": v} for i, v in enumerate(vecs)
-        ]
-
-    memory.store.write_batches(
-        lookup.import_query, rows(vectors), batch_size=500, params={"space": ours}
-    )
+    write(memory, lookup, ours, vectors)
     for s in range(SPACES - 1):
         if s % 2 == 0:
             crowd = vectors
         else:  # every probe gets neighbours nearer than any of ours
             crowd = [towards(p, random_unit(rng), 0.15) for p in probes for _ in range(3)]
-        memory.store.write_batches(
-            lookup.import_query, rows(crowd), batch_size=500, params={"space": f"{ours}-crowd{s}"}
-        )
+        write(memory, lookup, f"{ours}-crowd{s}", crowd)
     return vectors, probes
 
 
@@ -162,15 +176,7 @@ def test_each_lookup_answers_for_its_own_space(
     memory.init()
     rng = random.Random(lookup.query)
     vectors, probes = fill(memory, lookup, space, rng)
-    got = nearest(
-        memory.store,
-        lookup.query,
-        [Probe(str(i), p) for i, p in enumerate(probes)],
-        space=space,
-        k=K,
-        min_similarity=lookup.min_similarity,
-        params=lookup.params,
-    )
+    got = ask(memory, lookup, space, probes)
     recalls = []
     for i, probe in enumerate(probes):
         expected = reference(lookup, vectors, probe)
@@ -240,18 +246,9 @@ def test_the_turn_search_is_exact_for_vectors_the_index_quantises_badly(
     lookup = LOOKUPS[0]
     rng = random.Random("sparse")
     vectors = [sparse_unit(rng) for _ in range(3000)]
-    rows = [
-        {"id": f"n{i}", "props": lookup.props(i), "embedding": v} for i, v in enumerate(vectors)
-    ]
-    memory.store.write_batches(lookup.import_query, rows, batch_size=500, params={"space": space})
+    write(memory, lookup, space, vectors)
     probes = [sparse_unit(rng) for _ in range(24)]
-    got = nearest(
-        memory.store,
-        lookup.query,
-        [Probe(str(i), p) for i, p in enumerate(probes)],
-        space=space,
-        k=K,
-    )
+    got = ask(memory, lookup, space, probes)
     exact = 0
     for i, probe in enumerate(probes):
         expected = sorted((cosine(v, probe) for v in vectors), reverse=True)[:K]
