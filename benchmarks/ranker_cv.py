@@ -63,6 +63,7 @@ from graphmem_neo4j.conversation.ranker import (  # noqa: E402
     SESSION_FEATURES,
     LinearRanker,
     model_key,
+    pool_length,
 )
 from graphmem_neo4j.conversation.ranker import features as ranker_features  # noqa: E402
 from graphmem_neo4j.conversation.readers import read_locomo, read_longmemeval  # noqa: E402
@@ -457,17 +458,47 @@ def cross_set(locomo: Sequence[Kept], longmemeval: Sequence[Kept], figures: Figu
     fusion = [
         recall([h.turn_id for h in fuse(**{**k.inputs, "k": 10})], k.evidence, 10) for k in kept
     ]
+    locomo_ranker = (
+        held(lambda c: [x for x in conversations if x != c], conversations),
+        held(lambda f: conversations, folds),
+    )
+    lme_ranker = (
+        held(lambda c: folds, conversations),
+        held(lambda f: [x for x in folds if x != f], folds),
+    )
+    length = [pool_length(rows) for _, rows in table]
+
+    def near_locomo(i: int) -> bool:
+        """Whether question i goes to the LoCoMo ranker: of the two fitted without its own
+        space, the one whose training pools' median length is nearer its pool's, as
+        Rankers.for_pool picks."""
+        centre = [
+            statistics.median(
+                length[j]
+                for j, k in enumerate(kept)
+                if k.space in side and k.space != kept[i].space
+            )
+            for side in (conversations, folds)
+        ]
+        return abs(length[i] - centre[0]) <= abs(length[i] - centre[1])
+
+    def by_kind(i: int) -> float:
+        side = 0 if kept[i].space in conversations else 1
+        return (locomo_ranker if near_locomo(i) else lme_ranker)[side][i]
+
     systems = {
-        "LoCoMo only": (
-            held(lambda c: [x for x in conversations if x != c], conversations),
-            held(lambda f: conversations, folds),
-        ),
-        "LongMemEval only": ({}, held(lambda f: [x for x in folds if x != f], folds)),
+        "LoCoMo only": locomo_ranker,
+        "LongMemEval only": lme_ranker,
         "both, each set weighted alike": (
             held(lambda c: [x for x in conversations if x != c] + folds, conversations, True),
             held(lambda f: conversations + [x for x in folds if x != f], folds, True),
         ),
+        "each, chosen by pool length": (
+            {i: by_kind(i) for i in on_locomo},
+            {i: by_kind(i) for i in on_lme},
+        ),
     }
+    routed = sum(near_locomo(i) == (kept[i].space in conversations) for i in range(len(kept)))
     base_locomo, base_lme = systems["LoCoMo only"]
     print(
         f"\nacross the development sets ({len(on_locomo)} LoCoMo dev questions, "
@@ -490,6 +521,11 @@ def cross_set(locomo: Sequence[Kept], longmemeval: Sequence[Kept], figures: Figu
             figures.add(f"trained on {name}: {dataset} R@10", mean)
             figures.add(f"trained on {name}: {dataset} R@10, 95% interval low", low)
             figures.add(f"trained on {name}: {dataset} R@10, 95% interval high", high)
+    print(
+        f"  chosen by pool length: {routed} of {len(kept)} questions go to their own set's ranker"
+    )
+    figures.add("questions routed to their own set's ranker", routed)
+    kind_lme = systems["each, chosen by pool length"][1]
     fusion_lme = [fusion[i] for i in on_lme]
     gain = paired_interval([base_lme[i] for i in on_lme], fusion_lme)
     print(
@@ -504,7 +540,12 @@ def cross_set(locomo: Sequence[Kept], longmemeval: Sequence[Kept], figures: Figu
         if mine:
             print(
                 f"    {name:<26} LoCoMo-trained {statistics.fmean(base_lme[i] for i in mine):.3f}, "
+                f"by pool length {statistics.fmean(kind_lme[i] for i in mine):.3f}, "
                 f"fusion {statistics.fmean(fusion[i] for i in mine):.3f} (n={len(mine)})"
+            )
+            figures.add(
+                f"LongMemEval: ranker by pool length R@10, {name}",
+                statistics.fmean(kind_lme[i] for i in mine),
             )
             figures.add(
                 f"LongMemEval: LoCoMo ranker R@10, {name}",
@@ -512,11 +553,33 @@ def cross_set(locomo: Sequence[Kept], longmemeval: Sequence[Kept], figures: Figu
             )
 
 
+def write_longmemeval(
+    lme: Sequence[Kept], systems: dict[System, Any], model: str, path: Path
+) -> None:
+    """The ranker for user-assistant conversations: the linear family's choice by
+    LONGMEMEVAL_FOLDS question folds, fitted on every LongMemEval question, written to `path`."""
+    folded = [replace(k, space=f"lme-{i % LONGMEMEVAL_FOLDS}") for i, k in enumerate(lme)]
+    table = [features(k) for k in folded]
+    folds = sorted({k.space for k in folded})
+    chosen, score = choose(folded, table, folds, systems, False)
+    ranker = fitted_ranker(
+        folded,
+        table,
+        systems[chosen],
+        model,
+        f"{len(folded)} LongMemEval oracle questions over one pool; {chosen[0]} chosen by "
+        f"{LONGMEMEVAL_FOLDS} question folds (R@10 {score:.3f})",
+    )
+    path.write_text(json.dumps(ranker.to_json(), indent=1) + "\n", encoding="utf-8")
+    print(f"{path}: {chosen[0]}, fitted on all {len(folded)} LongMemEval questions")
+
+
 def fitted_ranker(
     kept: Sequence[Kept], table: Table, make: Any, model: str, fitted_on: str
 ) -> LinearRanker:
     """The logistic regression `make` builds, fitted on every question, as the product's
-    ranker (its scaler's mean and scale, its weights, each feature's range)."""
+    ranker (its scaler's mean and scale, its weights, each feature's range, and the median
+    pool length of its questions, which says what kind of conversation it was fitted on)."""
     x = np.vstack([rows for _, rows in table])
     y = np.asarray(
         [int(i in set(k.evidence)) for k, (ids, _) in zip(kept, table, strict=True) for i in ids]
@@ -534,6 +597,7 @@ def fitted_ranker(
         fitted_on=fitted_on,
         low=tuple(float(v) for v in x.min(axis=0)),
         high=tuple(float(v) for v in x.max(axis=0)),
+        pool_length=float(np.median([pool_length(rows) for _, rows in table])),
     )
 
 
@@ -602,8 +666,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="keep LongMemEval's collected candidate lists in this file",
     )
+    parser.add_argument(
+        "--write-longmemeval",
+        type=Path,
+        help="with --longmemeval: fit the linear family's choice (by its three question folds) "
+        "on every LongMemEval question and write it as the model's ranker for user-assistant "
+        "conversations (graphmem_neo4j/conversation/rankers/<model>+longmemeval.json)",
+    )
     add_json_out(parser)
     args = parser.parse_args(argv)
+    if args.write_longmemeval and not args.longmemeval:
+        parser.error("--write-longmemeval needs --longmemeval FILE")
     if (args.write or args.ablation or args.graph) and (args.second or args.family != "linear"):
         parser.error(
             "--write, --ablation and --graph need the linear family and no --second (what the "
@@ -708,6 +781,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.longmemeval_cache is not None:
                 args.longmemeval_cache.write_bytes(pickle.dumps(lme))
         cross_set(kept, lme, figures)
+        if args.write_longmemeval:
+            write_longmemeval(lme, systems, model_key(model.name), args.write_longmemeval)
     if args.write:
         chosen, score = choose(kept, table, spaces, systems, second)
         ranker = fitted_ranker(

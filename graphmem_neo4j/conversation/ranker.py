@@ -10,7 +10,10 @@ leave-one-conversation-out, gives P(evidence | features); the turns are ranked b
 weights are per embedding model and ship as JSON beside this module (rankers/<model>.json),
 with the range each feature spanned in training: a value outside it is held at its edge, so
 a conversation unlike the training data (replies ten times longer, say) cannot push a linear
-weight past what was learned. docs/conversation.md, "A learned ranker".
+weight past what was learned. A model can ship one ranker per kind of conversation
+(rankers/<model>+<kind>.json beside it: LongMemEval's user-assistant chat); each records the
+typical turn length of the candidate pools it was fitted on, and a question is ranked by the
+ranker whose pools its own pool resembles most. docs/conversation.md, "A learned ranker".
 """
 
 from __future__ import annotations
@@ -163,6 +166,9 @@ class LinearRanker:
     low: tuple[float, ...]
     high: tuple[float, ...]
     fitted_on: str = ""
+    pool_length: float | None = None
+    """The kind of conversation it was fitted on: over its training questions, the median of
+    each candidate pool's median "log length" (pool_length())."""
 
     def __post_init__(self) -> None:
         n = len(self.features)
@@ -191,6 +197,7 @@ class LinearRanker:
             "format": FORMAT,
             "model": self.model,
             "fitted_on": self.fitted_on,
+            **({} if self.pool_length is None else {"pool_length": self.pool_length}),
             "intercept": self.intercept,
             "features": [
                 {"name": f, "mean": m, "scale": s, "coef": c, "low": lo, "high": hi}
@@ -222,6 +229,7 @@ class LinearRanker:
                 fitted_on=str(data.get("fitted_on", "")),
                 low=tuple(float(r["low"]) for r in rows),
                 high=tuple(float(r["high"]) for r in rows),
+                pool_length=None if data.get("pool_length") is None else float(data["pool_length"]),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"{source} is not a ranker file: {e!r}") from e
@@ -235,17 +243,59 @@ def model_key(model: str) -> str:
     return model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
 
+def pool_length(rows: np.ndarray) -> float:
+    """What kind of conversation a question's candidates come from: the median of their
+    "log length" (two-person chat turns sit near 4.9, an assistant's long answers near 6.3)."""
+    return float(np.median(rows[:, FEATURES.index("log length")]))
+
+
+@dataclass(frozen=True)
+class Rankers:
+    """An embedding model's rankers, one per kind of conversation it was fitted on. A
+    question is ranked by the one whose training pools' length (LinearRanker.pool_length) is
+    nearest its own pool's: with LoCoMo's and LongMemEval's rankers, every held-out question
+    of either set goes to its own set's ranker (docs/conversation.md)."""
+
+    members: tuple[LinearRanker, ...]
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise ConfigError("a ranker set needs at least one ranker")
+        if len(self.members) > 1 and any(r.pool_length is None for r in self.members):
+            raise ConfigError(
+                f"rankers for {self.members[0].model!r}: with several, each must record its "
+                "pool_length"
+            )
+
+    def for_pool(self, rows: np.ndarray) -> LinearRanker:
+        if len(self.members) == 1:
+            return self.members[0]
+        length = pool_length(rows)
+        return min(self.members, key=lambda r: abs(length - (r.pool_length or 0.0)))
+
+
+def ranker_files(model: str) -> list[Path]:
+    """A model's ranker files: rankers/<model>.json first, then rankers/<model>+<kind>.json."""
+    key = model_key(model)
+    main = RANKERS / f"{key}.json"
+    return ([main] if main.is_file() else []) + sorted(RANKERS.glob(f"{key}+*.json"))
+
+
 @functools.lru_cache(maxsize=8)
-def ranker_for_model(model: str) -> LinearRanker | None:
-    """The shipped ranker for an embedding model, or None when there is none (the fusion
+def ranker_for_model(model: str) -> Rankers | None:
+    """The shipped rankers for an embedding model, or None when there are none (the fusion
     ranks then)."""
-    path = RANKERS / f"{model_key(model)}.json"
-    if not path.is_file():
+    paths = ranker_files(model)
+    if not paths:
         return None
-    return LinearRanker.from_json(json.loads(path.read_text(encoding="utf-8")), str(path))
+    return Rankers(
+        tuple(
+            LinearRanker.from_json(json.loads(p.read_text(encoding="utf-8")), str(p)) for p in paths
+        )
+    )
 
 
-def chosen_ranker(config: ConversationConfig, model: str) -> LinearRanker | None:
+def chosen_ranker(config: ConversationConfig, model: str) -> Rankers | None:
     """The learned ranker hybrid search uses under `config` with embedding model `model`, or
     None for the fusion (ConversationConfig.ranking)."""
     ranking = config.ranking
@@ -266,7 +316,7 @@ def chosen_ranker(config: ConversationConfig, model: str) -> LinearRanker | None
 
 
 def rank(
-    ranker: LinearRanker,
+    rankers: Rankers,
     dense: Rows,
     lexical: Rows,
     k: int,
@@ -286,7 +336,7 @@ def rank(
     )
     if not pool:
         return []
-    logits = ranker.logits(rows)
+    logits = rankers.for_pool(rows).logits(rows)
     low, span = float(logits.min()), float(logits.max() - logits.min())
     in_dense = {c.id for c, _ in dense}
     in_lexical = {c.id for c, s in lexical if s > 0}

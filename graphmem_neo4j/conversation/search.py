@@ -239,11 +239,11 @@ class Searcher:
 
         lexical = after_facts(self.lexical)
         # The learned ranker reads the dense, BM25 and concept lists: no graph source.
-        ranker = chosen_ranker(self.config, self.parts.embedder.name)
-        graph = None if ranker else after_facts(self.graph)
+        rankers = chosen_ranker(self.config, self.parts.embedder.name)
+        graph = None if rankers else after_facts(self.graph)
         w = self.config.weights
         several = asks_for_several(query)
-        words = self.probes_for(query, learned=ranker is not None)
+        words = self.probes_for(query, learned=rankers is not None)
         vectors = self.parts.embedder.embed([self.query_text(query), *words])
         embedding = vectors[0]
         facts = facts_read.result()
@@ -265,8 +265,8 @@ class Searcher:
         graph_rows = graph.result() if graph is not None else []
         concept_rows = concept.result() if concept is not None else []
         ranges = time_ranges(query, any_year=True)
-        if ranker is not None:
-            hits = rank(ranker, dense, lexical_rows, k, speakers, ranges, concept_rows, several)
+        if rankers is not None:
+            hits = rank(rankers, dense, lexical_rows, k, speakers, ranges, concept_rows, several)
             return hits, facts
         dated = (
             self.dated(space, [lexical_rows, dense, graph_rows, concept_rows])

@@ -10,7 +10,7 @@ import pytest
 
 from graphmem_neo4j.conversation import search as search_module
 from graphmem_neo4j.conversation.models import ConversationConfig, FusionWeights, TurnInput
-from graphmem_neo4j.conversation.ranker import FEATURES, LinearRanker
+from graphmem_neo4j.conversation.ranker import FEATURES, LinearRanker, Rankers
 from graphmem_neo4j.memory import GraphMemory
 
 TURNS = [
@@ -81,15 +81,19 @@ def test_the_learned_ranker_reads_the_concept_list_for_every_question(
     for a question that does not ask for several facts; the ranker weighs its list."""
     load(memory, space)
     n = len(FEATURES)
-    reads_concepts = LinearRanker(
-        "hash",
-        FEATURES,
-        (0.0,) * n,
-        (1.0,) * n,
-        tuple(1.0 if f == "concept relative" else 0.0 for f in FEATURES),
-        0.0,
-        (-1e9,) * n,
-        (1e9,) * n,
+    reads_concepts = Rankers(
+        (
+            LinearRanker(
+                "hash",
+                FEATURES,
+                (0.0,) * n,
+                (1.0,) * n,
+                tuple(1.0 if f == "concept relative" else 0.0 for f in FEATURES),
+                0.0,
+                (-1e9,) * n,
+                (1e9,) * n,
+            ),
+        )
     )
     monkeypatch.setattr(search_module, "chosen_ranker", lambda config, model: reads_concepts)
     memory.conversation.config = ConversationConfig(

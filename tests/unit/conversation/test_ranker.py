@@ -18,6 +18,7 @@ from graphmem_neo4j.conversation.ranker import (
     FORMAT,
     RANKERS,
     LinearRanker,
+    Rankers,
     chosen_ranker,
     features,
     model_key,
@@ -44,20 +45,25 @@ def only(feature: str, weight: float = 1.0) -> LinearRanker:
 UNBOUNDED = ((-np.inf,) * len(FEATURES), (np.inf,) * len(FEATURES))
 
 
+def by(feature: str, weight: float = 1.0) -> Rankers:
+    """A model's ranker set holding only that ranker."""
+    return Rankers((only(feature, weight),))
+
+
 def test_it_ranks_by_the_features_its_weights_read() -> None:
-    by_bm25 = rank(only("bm25 relative"), dense=DENSE, lexical=LEXICAL, k=3)
+    by_bm25 = rank(by("bm25 relative"), dense=DENSE, lexical=LEXICAL, k=3)
     assert [h.turn_id for h in by_bm25] == ["b1", "a1", "a2"]
-    by_dense = rank(only("dense relative"), dense=DENSE, lexical=LEXICAL, k=2)
+    by_dense = rank(by("dense relative"), dense=DENSE, lexical=LEXICAL, k=2)
     assert [h.turn_id for h in by_dense] == ["a2", "a1"]
 
 
 def test_a_hit_scores_its_place_between_the_pools_worst_and_best_and_names_its_lists() -> None:
     # logits 2.0, 1.0, 0.0: the place between the pool's lowest and highest
-    hits = rank(only("bm25 relative", 2.0), dense=DENSE, lexical=LEXICAL, k=3)
+    hits = rank(by("bm25 relative", 2.0), dense=DENSE, lexical=LEXICAL, k=3)
     assert [h.score for h in hits] == pytest.approx([1.0, 0.5, 0.0])
-    top = rank(only("bm25 relative", 2.0), dense=DENSE, lexical=LEXICAL, k=1)
+    top = rank(by("bm25 relative", 2.0), dense=DENSE, lexical=LEXICAL, k=1)
     assert [h.score for h in top] == [1.0]  # the pool, not the k returned, sets the scale
-    alike = rank(only("in dense list"), dense=DENSE, lexical=LEXICAL, k=3)
+    alike = rank(by("in dense list"), dense=DENSE, lexical=LEXICAL, k=3)
     assert [h.score for h in alike] == [1.0, 1.0, 1.0]  # no spread: every candidate is best
     assert {h.turn_id: h.via for h in hits} == {
         "b1": ("fulltext", "vector"),
@@ -90,17 +96,17 @@ def test_the_concept_list_adds_its_turns_and_describes_them() -> None:
     assert [by_id[i][score] for i in ("c1", "a1", "b1")] == [1.0, 0.5, 0.0]
     assert [by_id[i][present] for i in ("c1", "a1", "b1")] == [1.0, 1.0, 0.0]
     assert by_id["c1"][place] < by_id["a1"][place] < by_id["b1"][place]
-    hits = rank(only("concept relative"), dense=DENSE, lexical=LEXICAL, k=2, concept=concept)
+    hits = rank(by("concept relative"), dense=DENSE, lexical=LEXICAL, k=2, concept=concept)
     assert [(h.turn_id, h.via) for h in hits] == [
         ("c1", ("concept",)),
         ("a1", ("fulltext", "vector", "concept")),
     ]
-    without = rank(only("concept relative"), dense=DENSE, lexical=LEXICAL, k=4)
+    without = rank(by("concept relative"), dense=DENSE, lexical=LEXICAL, k=4)
     assert "c1" not in {h.turn_id for h in without} and len(without) == 3
 
 
 def test_no_candidates_no_hits() -> None:
-    assert rank(only("dense relative"), dense=[], lexical=[], k=5) == []
+    assert rank(by("dense relative"), dense=[], lexical=[], k=5) == []
     pool, rows = features([], [])
     assert pool == [] and rows.shape == (0, len(FEATURES))
 
@@ -109,6 +115,9 @@ def test_a_ranker_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> 
     n = len(FEATURES)
     ranker = replace(only("log length", 0.5), low=(0.0,) * n, high=(7.0,) * n)
     assert LinearRanker.from_json(json.loads(json.dumps(ranker.to_json())), "x") == ranker
+    assert "pool_length" not in ranker.to_json()
+    kind = replace(ranker, pool_length=6.25)
+    assert LinearRanker.from_json(json.loads(json.dumps(kind.to_json())), "x") == kind
     data = ranker.to_json()
     data["features"] = data["features"][:-1]
     with pytest.raises(ConfigError, match="not the ones this version computes"):
@@ -133,13 +142,56 @@ def test_a_ranker_file_round_trips_and_bad_files_are_refused(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "bge-small-en-v1.5"])
 def test_the_shipped_rankers_load_for_their_models(model: str) -> None:
-    ranker = ranker_for_model(f"/some/where/{model}/")
-    assert ranker is not None and ranker.model == model
-    assert ranker.features == FEATURES
-    assert all(s > 0 for s in ranker.scale)
-    # The files are what `benchmarks/ranker_cv.py --write` prints: fitted on LoCoMo dev.
+    rankers = ranker_for_model(f"/some/where/{model}/")
+    assert rankers is not None
+    ranker = rankers.members[0]
+    assert all(r.model == model and r.features == FEATURES for r in rankers.members)
+    assert all(s > 0 for r in rankers.members for s in r.scale)
+    # The main file is what `benchmarks/ranker_cv.py --write` prints: fitted on LoCoMo dev.
     assert "LoCoMo dev" in ranker.fitted_on
     assert (RANKERS / f"{model}.json").is_file()
+
+
+def test_minilm_ships_a_second_ranker_for_conversations_with_an_assistant() -> None:
+    rankers = ranker_for_model("all-MiniLM-L6-v2")
+    assert rankers is not None and len(rankers.members) == 2
+    chat, assistant = rankers.members
+    assert "LongMemEval" in assistant.fitted_on
+    assert chat.pool_length is not None and assistant.pool_length is not None
+    # a LoCoMo question's candidates are about 140 characters long at the median, a
+    # LongMemEval question's about 530
+    assert chat.pool_length < np.log1p(200) < np.log1p(400) < assistant.pool_length
+
+
+def pool_of(length: int) -> np.ndarray:
+    """A question's feature rows whose turns are all `length` characters long."""
+    turns = [Candidate(f"t{i}", "s", i, "Maya", "x" * length) for i in range(5)]
+    return features([(t, 0.5) for t in turns], [])[1]
+
+
+def test_a_question_is_ranked_by_the_ranker_whose_training_pools_its_pool_resembles() -> None:
+    short = replace(only("bm25 relative"), pool_length=float(np.log1p(100)))
+    long = replace(only("dense relative"), pool_length=float(np.log1p(1_200)))
+    rankers = Rankers((short, long))
+    assert rankers.for_pool(pool_of(80)) is short
+    assert rankers.for_pool(pool_of(2_000)) is long
+    assert rankers.for_pool(pool_of(300)) is short  # log 300 is nearer log 100 than log 1,200
+    # the same lists ordered by the chosen ranker: BM25's order for short turns, the dense
+    # list's for long ones
+    lengthen = {c.id: replace(c, text=c.text * 60) for c, _ in DENSE}
+    dense_long = [(lengthen[c.id], s) for c, s in DENSE]
+    lexical_long = [(lengthen[c.id], s) for c, s in LEXICAL]
+    assert [h.turn_id for h in rank(rankers, DENSE, LEXICAL, 3)] == ["b1", "a1", "a2"]
+    assert [h.turn_id for h in rank(rankers, dense_long, lexical_long, 3)] == ["a2", "a1", "b1"]
+    # a set of one ranker uses it whatever the pool
+    assert Rankers((short,)).for_pool(pool_of(2_000)) is short
+
+
+def test_several_rankers_must_each_say_what_pools_they_were_fitted_on() -> None:
+    with pytest.raises(ConfigError, match="each must record its pool_length"):
+        Rankers((only("bm25 relative"), replace(only("dense relative"), pool_length=6.0)))
+    with pytest.raises(ConfigError, match="at least one ranker"):
+        Rankers(())
 
 
 def test_a_model_without_a_ranker_has_none() -> None:
@@ -179,8 +231,9 @@ def test_the_logits_standardise_then_weigh() -> None:
 def test_a_feature_beyond_the_range_seen_in_training_counts_as_its_edge() -> None:
     # The shipped ranker learned a length prior on LoCoMo's turns (44-434 characters): a reply
     # ten times longer than any of them weighs as much as the longest, not ten times more.
-    ranker = ranker_for_model("all-MiniLM-L6-v2")
-    assert ranker is not None
+    rankers = ranker_for_model("all-MiniLM-L6-v2")
+    assert rankers is not None
+    ranker = rankers.members[0]
     length = FEATURES.index("log length")
     longest = ranker.high[length]
     at_edge = replace(A1, id="edge", text="x" * (round(np.expm1(longest))))

@@ -3,7 +3,9 @@ in its session and its session's other candidates; a fold never trains on what i
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -11,10 +13,11 @@ import pytest
 
 from graphmem_neo4j.conversation.fusion import Candidate
 from graphmem_neo4j.conversation.models import FusionWeights
-from graphmem_neo4j.conversation.ranker import FEATURES
+from graphmem_neo4j.conversation.ranker import FEATURES, LinearRanker
 from tests.benchmark_module import load_benchmark
 
 ranker = load_benchmark("ranker_cv")
+Figures = load_benchmark("figures").Figures
 fusion_cv = load_benchmark("fusion_cv")
 
 A1 = Candidate("a1", "s1", 1, "Maya", "I adopted a dog called Rex.")
@@ -119,7 +122,7 @@ def test_a_held_out_question_is_scored_within_the_range_its_training_spanned() -
 
 
 def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_it() -> None:
-    from graphmem_neo4j.conversation.ranker import LinearRanker, rank
+    from graphmem_neo4j.conversation.ranker import LinearRanker, Rankers, rank
 
     # a1 (Maya's, the BM25 match) is the evidence of every question
     questions = [kept("c1"), kept("c1"), kept("c2"), kept("c2")]
@@ -128,6 +131,9 @@ def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_
     written = ranker.fitted_ranker(questions, table, make, "test-model", "four questions")
     loaded = LinearRanker.from_json(written.to_json(), "written.json")
     assert loaded == written and loaded.model == "test-model"
+    # the kind of conversation it was fitted on: the median of its questions' pool lengths
+    lengths = sorted(float(np.median(rows[:, FEATURES.index("log length")])) for _, rows in table)
+    assert loaded.pool_length == pytest.approx((lengths[1] + lengths[2]) / 2)
     x = np.vstack([rows for _, rows in table])
     assert loaded.low == tuple(x.min(axis=0)) and loaded.high == tuple(x.max(axis=0))
     # the same probabilities as the pipeline it came from
@@ -136,7 +142,9 @@ def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_
     expected = pipeline.decision_function(table[0][1])
     assert loaded.logits(table[0][1]) == pytest.approx(expected)
     inputs = questions[0].inputs
-    hits = rank(loaded, inputs["dense"], inputs["lexical"], 3, speakers=inputs["speakers"])
+    hits = rank(
+        Rankers((loaded,)), inputs["dense"], inputs["lexical"], 3, speakers=inputs["speakers"]
+    )
     assert hits[0].turn_id == "a1"
 
 
@@ -157,3 +165,37 @@ def test_the_graph_variant_adds_the_graph_lists_candidates_and_three_columns() -
     plain_a1 = plain[plain_ids.index("a1")]
     assert list(by_id["a1"][:split]) == pytest.approx(list(plain_a1[:split]))
     assert list(by_id["a1"][split + 3 :]) == pytest.approx(list(plain_a1[split:]))
+
+
+def kind_question(space: str, length: int, n: int) -> Any:
+    """A question over 20 candidate turns of `length` characters whose evidence is the dense
+    list's first turn, or with long turns (an assistant's answers) its last, which the
+    BM25 list puts first: each kind of conversation wants another ranker."""
+    turns = [
+        Candidate(f"{space}-{n}-{i}", f"{space}-{n}-s{i}", 0, "Maya", "x" * length)
+        for i in range(20)
+    ]
+    dense = [(t, 0.95 - 0.04 * i) for i, t in enumerate(turns)]
+    lexical = [(t, 1.0 + i) for i, t in enumerate(turns)]
+    evidence = turns[-1].id if length > 300 else turns[0].id
+    inputs = {"lexical": lexical, "dense": dense, "graph": [], "weights": FusionWeights()}
+    return fusion_cv.Kept(space, 1, [evidence], inputs, [])
+
+
+def test_the_cross_set_run_ranks_each_question_by_its_own_kinds_ranker(tmp_path: Path) -> None:
+    chat = [kind_question(c, 100, n) for c in ("c1", "c2", "c3") for n in range(4)]
+    assistant = [kind_question("lme", 1_200, n) for n in range(12)]
+    figures = Figures("test")
+    ranker.cross_set(chat, assistant, figures)
+    got = {f["name"]: f["value"] for f in figures.figures}
+    assert got["questions routed to their own set's ranker"] == 24
+    # LoCoMo's ranker misses every long-turn question, each kind's own ranker finds them all
+    assert got["trained on LoCoMo only: LongMemEval R@10"] == 0.0
+    assert got["trained on each, chosen by pool length: LongMemEval R@10"] == 1.0
+    assert got["trained on each, chosen by pool length: LoCoMo dev R@10"] == 1.0
+    path = tmp_path / "model+longmemeval.json"
+    systems = {("logistic C=0.1", True): ranker.candidates()["logistic C=0.1"]}
+    ranker.write_longmemeval(assistant, systems, "test-model", path)
+    written = LinearRanker.from_json(json.loads(path.read_text()), str(path))
+    assert written.pool_length == pytest.approx(np.log1p(1_200))
+    assert "12 LongMemEval oracle questions" in written.fitted_on
