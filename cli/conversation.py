@@ -183,9 +183,10 @@ def search(
     ranking: str = typer.Option(
         "auto",
         "--ranking",
-        help="How hybrid orders its candidates: learned (the ranker shipped for the embedding "
-        "model), fusion (the linear fusion with its rules), auto (learned when the model has "
-        "one)",
+        help="How hybrid orders its candidates: learned (the rankers shipped for the embedding "
+        "model, one per kind of conversation, chosen by the candidates' length), fusion (the "
+        "linear fusion with its rules), auto (learned when the model has one). --json names "
+        "the one used as ranked_by",
     ),
     batch: Path | None = typer.Option(
         None,
@@ -235,7 +236,10 @@ def search(
                     }
                     for h in result.as_dict()["hits"]
                 ]
-                emit_json({"id": row.id, "hits": hits})
+                line: dict[str, Any] = {"id": row.id, "hits": hits}
+                if result.ranked_by:
+                    line["ranked_by"] = result.ranked_by
+                emit_json(line)
             else:
                 typer.echo(f"== {row.id}: {row.query}")
                 _print_result(result)

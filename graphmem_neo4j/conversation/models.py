@@ -129,6 +129,10 @@ class SearchResult:
     """The space's participants when it was searched (what recall's word coverage ignores)."""
     clock: int | None = None
     """The space's clock when it was searched: what a later access count is stamped with."""
+    ranked_by: str = ""
+    """Hybrid mode: "fusion", or the learned ranker that ordered the hits, named by its file
+    (all-MiniLM-L6-v2 for LoCoMo's, all-MiniLM-L6-v2+longmemeval for user-assistant chat);
+    empty when nothing was found or in other modes."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -137,6 +141,8 @@ class SearchResult:
             "mode": self.mode,
             "hits": [h.as_dict() for h in self.hits],
         }
+        if self.ranked_by:
+            data["ranked_by"] = self.ranked_by
         if self.mode == "sf":
             data["nodes"] = [asdict(n) for n in self.nodes]
             data["edges"] = [asdict(e) for e in self.edges]

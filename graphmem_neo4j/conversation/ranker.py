@@ -23,7 +23,7 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +169,8 @@ class LinearRanker:
     pool_length: float | None = None
     """The kind of conversation it was fitted on: over its training questions, the median of
     each candidate pool's median "log length" (pool_length())."""
+    name: str = field(default="", compare=False)
+    """The file it was read from, without ".json" (what a search reports as `ranked_by`)."""
 
     def __post_init__(self) -> None:
         n = len(self.features)
@@ -288,11 +290,10 @@ def ranker_for_model(model: str) -> Rankers | None:
     paths = ranker_files(model)
     if not paths:
         return None
-    return Rankers(
-        tuple(
-            LinearRanker.from_json(json.loads(p.read_text(encoding="utf-8")), str(p)) for p in paths
-        )
+    loaded = (
+        LinearRanker.from_json(json.loads(p.read_text(encoding="utf-8")), str(p)) for p in paths
     )
+    return Rankers(tuple(replace(r, name=p.stem) for r, p in zip(loaded, paths, strict=True)))
 
 
 def chosen_ranker(config: ConversationConfig, model: str) -> Rankers | None:
@@ -325,7 +326,22 @@ def rank(
     concept: Rows = (),
     several: bool = False,
 ) -> list[SearchHit]:
-    """The k candidates most likely to be evidence. A hit's score is its place between the
+    """The k candidates most likely to be evidence (ranked())."""
+    return ranked(rankers, dense, lexical, k, speakers, ranges, concept, several)[0]
+
+
+def ranked(
+    rankers: Rankers,
+    dense: Rows,
+    lexical: Rows,
+    k: int,
+    speakers: Iterable[str] = (),
+    ranges: Sequence[TimeRange] = (),
+    concept: Rows = (),
+    several: bool = False,
+) -> tuple[list[SearchHit], LinearRanker | None]:
+    """The k candidates most likely to be evidence, and the ranker of `rankers` that ordered
+    them (None when there were none). A hit's score is its place between the
     least and the most likely candidate of the question's pool on the log-odds scale (1 for
     the best), a ranking within the question as the fusion's scores are: recall weighs it by
     the layer's best relevance (recall/rank.py). The probabilities themselves are small
@@ -335,8 +351,9 @@ def rank(
         dense, lexical, concept=concept, several=several, speakers=speakers, ranges=ranges
     )
     if not pool:
-        return []
-    logits = rankers.for_pool(rows).logits(rows)
+        return [], None
+    ranker = rankers.for_pool(rows)
+    logits = ranker.logits(rows)
     low, span = float(logits.min()), float(logits.max() - logits.min())
     in_dense = {c.id for c, _ in dense}
     in_lexical = {c.id for c, s in lexical if s > 0}
@@ -362,4 +379,4 @@ def rank(
                 seq=c.seq,
             )
         )
-    return hits
+    return hits, ranker

@@ -35,7 +35,7 @@ from .models import (
     SubgraphNode,
     TurnInput,
 )
-from .ranker import chosen_ranker, rank
+from .ranker import chosen_ranker, ranked
 from .readers import QueryRow
 from .sf import sf_search
 from .state import SpaceFacts, SpaceState
@@ -89,8 +89,9 @@ class Searcher:
         query = query.strip()
         nodes: tuple[SubgraphNode, ...] = ()
         edges: tuple[SubgraphEdge, ...] = ()
+        ranked_by = ""
         if mode == "hybrid":
-            hits, facts = self.hybrid(query, space, k)
+            hits, facts, ranked_by = self.hybrid(query, space, k)
         else:
             facts = self.state.facts(space)
             if mode == "vector":
@@ -107,7 +108,15 @@ class Searcher:
             turn_ids, entity_ids = [h.turn_id for h in hits], [n.id for n in nodes]
             self.accesses.record(space, turn_ids, entity_ids, facts.clock, later=True)
         return SearchResult(
-            query, space, mode, tuple(hits), nodes, edges, facts.speakers, clock=facts.clock
+            query,
+            space,
+            mode,
+            tuple(hits),
+            nodes,
+            edges,
+            facts.speakers,
+            clock=facts.clock,
+            ranked_by=ranked_by,
         )
 
     def search_batch(
@@ -224,7 +233,9 @@ class Searcher:
         )
         return [(Candidate.from_row(r), float(r["score"])) for r in rows]
 
-    def hybrid(self, query: str, space: str, k: int) -> tuple[list[SearchHit], SpaceFacts]:
+    def hybrid(self, query: str, space: str, k: int) -> tuple[list[SearchHit], SpaceFacts, str]:
+        """The hits, the space's facts, and what ordered the hits: the learned ranker's name
+        (its file, which says the kind of conversation it was fitted on) or "fusion"."""
         pool = max(self.config.candidates, k)
         executor = self._executor()
         # The space facts are read, and the lexical and graph sources run, while the query is
@@ -266,8 +277,10 @@ class Searcher:
         concept_rows = concept.result() if concept is not None else []
         ranges = time_ranges(query, any_year=True)
         if rankers is not None:
-            hits = rank(rankers, dense, lexical_rows, k, speakers, ranges, concept_rows, several)
-            return hits, facts
+            hits, ranker = ranked(
+                rankers, dense, lexical_rows, k, speakers, ranges, concept_rows, several
+            )
+            return hits, facts, ranker.name if ranker else ""
         dated = (
             self.dated(space, [lexical_rows, dense, graph_rows, concept_rows])
             if w.dated > 0 and asks_when(query)
@@ -296,7 +309,7 @@ class Searcher:
             # Two stages: the best turns of the first ranking seed the spreading activation.
             spread = self.spread(ranking(w.seeds), space, pool, facts, speakers)
         hits = ranking(k, spread, w.diversity if several else 0.0)
-        return hits, facts
+        return hits, facts, "fusion"
 
     def dated(self, space: str, sources: Iterable[Scored]) -> set[str]:
         """The candidates that name a time (dated_turns.cypher), for a question asking when.

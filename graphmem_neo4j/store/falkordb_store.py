@@ -154,9 +154,7 @@ class FalkorDBStore(BatchingMixin):
         def read(query: str, params: dict[str, object]) -> list[Row]:
             return self._read(query, params)
 
-        return falkordb_vectors.repair(
-            read, rebuild, min_documents=min_documents, healthy=healthy
-        )
+        return falkordb_vectors.repair(read, rebuild, min_documents=min_documents, healthy=healthy)
 
     def _refilling(self) -> bool:
         try:

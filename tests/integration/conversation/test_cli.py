@@ -79,6 +79,8 @@ def test_batch_search_prints_one_json_line_per_query(cli: CliRunner) -> None:
     hit = lines[0]["hits"][0]
     assert set(hit) == {"turn_id", "session", "speaker", "text", "score", "via"}
     assert all(len(line["hits"]) == 2 for line in lines)
+    # the tests' hash embedder has no shipped ranker: the fusion orders every hybrid search
+    assert {line["ranked_by"] for line in lines} == {"fusion"}
 
 
 def test_locomo_format_makes_a_space_per_sample(cli: CliRunner, tmp_path: Path) -> None:
@@ -153,6 +155,7 @@ def test_the_ranking_is_chosen_on_the_command_line(cli: CliRunner) -> None:
     # the hash embedder has no shipped ranker: auto falls back to the fusion, learned refuses
     code, auto, _ = run(cli, *question)
     assert code == 0 and json.loads(auto)["hits"] == json.loads(out)["hits"]
+    assert json.loads(auto)["ranked_by"] == "fusion"
     code, _, err = run(cli, *question, "--ranking", "learned")
     assert code == 6 and "no learned ranker ships for embedding model 'hash-" in err
 

@@ -23,6 +23,7 @@ from graphmem_neo4j.conversation.ranker import (
     features,
     model_key,
     rank,
+    ranked,
     ranker_for_model,
 )
 from graphmem_neo4j.conversation.text import TimeRange
@@ -147,6 +148,7 @@ def test_the_shipped_rankers_load_for_their_models(model: str) -> None:
     ranker = rankers.members[0]
     assert all(r.model == model and r.features == FEATURES for r in rankers.members)
     assert all(s > 0 for r in rankers.members for s in r.scale)
+    assert ranker.name == model  # what a search reports as ranked_by
     # The main file is what `benchmarks/ranker_cv.py --write` prints: fitted on LoCoMo dev.
     assert "LoCoMo dev" in ranker.fitted_on
     assert (RANKERS / f"{model}.json").is_file()
@@ -183,6 +185,8 @@ def test_a_question_is_ranked_by_the_ranker_whose_training_pools_its_pool_resemb
     lexical_long = [(lengthen[c.id], s) for c, s in LEXICAL]
     assert [h.turn_id for h in rank(rankers, DENSE, LEXICAL, 3)] == ["b1", "a1", "a2"]
     assert [h.turn_id for h in rank(rankers, dense_long, lexical_long, 3)] == ["a2", "a1", "b1"]
+    assert ranked(rankers, dense_long, lexical_long, 3)[1] is long
+    assert ranked(rankers, [], [], 3) == ([], None)
     # a set of one ranker uses it whatever the pool
     assert Rankers((short,)).for_pool(pool_of(2_000)) is short
 
