@@ -316,20 +316,6 @@ def chosen_ranker(config: ConversationConfig, model: str) -> Rankers | None:
     return found
 
 
-def rank(
-    rankers: Rankers,
-    dense: Rows,
-    lexical: Rows,
-    k: int,
-    speakers: Iterable[str] = (),
-    ranges: Sequence[TimeRange] = (),
-    concept: Rows = (),
-    several: bool = False,
-) -> list[SearchHit]:
-    """The k candidates most likely to be evidence (ranked())."""
-    return ranked(rankers, dense, lexical, k, speakers, ranges, concept, several)[0]
-
-
 def ranked(
     rankers: Rankers,
     dense: Rows,

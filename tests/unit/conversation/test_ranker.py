@@ -22,7 +22,6 @@ from graphmem_neo4j.conversation.ranker import (
     chosen_ranker,
     features,
     model_key,
-    rank,
     ranked,
     ranker_for_model,
 )
@@ -44,6 +43,11 @@ def only(feature: str, weight: float = 1.0) -> LinearRanker:
 
 
 UNBOUNDED = ((-np.inf,) * len(FEATURES), (np.inf,) * len(FEATURES))
+
+
+def rank(*args: Any, **kwargs: Any) -> list[Any]:
+    """The hits ranked() returns."""
+    return ranked(*args, **kwargs)[0]
 
 
 def by(feature: str, weight: float = 1.0) -> Rankers:

@@ -122,7 +122,7 @@ def test_a_held_out_question_is_scored_within_the_range_its_training_spanned() -
 
 
 def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_it() -> None:
-    from graphmem_neo4j.conversation.ranker import LinearRanker, Rankers, rank
+    from graphmem_neo4j.conversation.ranker import LinearRanker, Rankers, ranked
 
     # a1 (Maya's, the BM25 match) is the evidence of every question
     questions = [kept("c1"), kept("c1"), kept("c2"), kept("c2")]
@@ -142,9 +142,10 @@ def test_the_written_ranker_is_the_fitted_regression_and_the_product_ranks_with_
     expected = pipeline.decision_function(table[0][1])
     assert loaded.logits(table[0][1]) == pytest.approx(expected)
     inputs = questions[0].inputs
-    hits = rank(
+    hits, used = ranked(
         Rankers((loaded,)), inputs["dense"], inputs["lexical"], 3, speakers=inputs["speakers"]
     )
+    assert used is loaded
     assert hits[0].turn_id == "a1"
 
 
