@@ -89,11 +89,10 @@ class Searcher:
         query = query.strip()
         nodes: tuple[SubgraphNode, ...] = ()
         edges: tuple[SubgraphEdge, ...] = ()
-        ranked_by = ""
         if mode == "hybrid":
             hits, facts, ranked_by = self.hybrid(query, space, k)
         else:
-            facts = self.state.facts(space)
+            facts, ranked_by = self.state.facts(space), ""
             if mode == "vector":
                 hits = single_source(self.dense(query, space, k, facts), "vector", k)
             elif mode == "fulltext":
@@ -108,15 +107,7 @@ class Searcher:
             turn_ids, entity_ids = [h.turn_id for h in hits], [n.id for n in nodes]
             self.accesses.record(space, turn_ids, entity_ids, facts.clock, later=True)
         return SearchResult(
-            query,
-            space,
-            mode,
-            tuple(hits),
-            nodes,
-            edges,
-            facts.speakers,
-            clock=facts.clock,
-            ranked_by=ranked_by,
+            query, space, mode, tuple(hits), nodes, edges, facts.speakers, facts.clock, ranked_by
         )
 
     def search_batch(
@@ -234,8 +225,7 @@ class Searcher:
         return [(Candidate.from_row(r), float(r["score"])) for r in rows]
 
     def hybrid(self, query: str, space: str, k: int) -> tuple[list[SearchHit], SpaceFacts, str]:
-        """The hits, the space's facts, and what ordered the hits: the learned ranker's name
-        (its file, which says the kind of conversation it was fitted on) or "fusion"."""
+        """The hits, the space's facts, and what ordered the hits (SearchResult.ranked_by)."""
         pool = max(self.config.candidates, k)
         executor = self._executor()
         # The space facts are read, and the lexical and graph sources run, while the query is
@@ -333,13 +323,8 @@ class Searcher:
         """The concept probes for a search ranked by the learned ranker (which weighs the source
         itself, for every question: the fusion's switches do not apply) or by the fusion."""
         w = self.config.weights
-        if w.concept_roots <= 0:
-            return []
-        if learned:
-            return query_phrases(query, limit=w.concept_probes)
-        if w.concept <= 0:
-            return []
-        if w.concept_only_several and not asks_for_several(query):
+        fusion_skips = w.concept <= 0 or (w.concept_only_several and not asks_for_several(query))
+        if w.concept_roots <= 0 or (not learned and fusion_skips):
             return []
         return query_phrases(query, limit=w.concept_probes)
 
