@@ -468,18 +468,23 @@ def cross_set(locomo: Sequence[Kept], longmemeval: Sequence[Kept], figures: Figu
     )
     length = [pool_length(rows) for _, rows in table]
 
-    def near_locomo(i: int) -> bool:
-        """Whether question i goes to the LoCoMo ranker: of the two fitted without its own
-        space, the one whose training pools' median length is nearer its pool's, as
-        Rankers.for_pool picks."""
-        centre = [
+    # Per held-out space, the pool lengths the two rankers fitted without it record.
+    centres = {
+        held_out_space: [
             statistics.median(
                 length[j]
                 for j, k in enumerate(kept)
-                if k.space in side and k.space != kept[i].space
+                if k.space in side and k.space != held_out_space
             )
             for side in (conversations, folds)
         ]
+        for held_out_space in [*conversations, *folds]
+    }
+
+    def near_locomo(i: int) -> bool:
+        """Whether question i goes to the LoCoMo ranker: of the two fitted without its own
+        space, the one whose pool length is nearer its pool's, as Rankers.for_pool picks."""
+        centre = centres[kept[i].space]
         return abs(length[i] - centre[0]) <= abs(length[i] - centre[1])
 
     def by_kind(i: int) -> float:
