@@ -39,6 +39,7 @@ from figures import Figures, add_json_out  # noqa: E402
 
 from graphmem_neo4j.embedder import NumpyEmbedder  # noqa: E402
 from graphmem_neo4j.memory import GraphMemory  # noqa: E402
+from graphmem_neo4j.queries import with_vector_search  # noqa: E402
 from graphmem_neo4j.recall.cache import QueryMemo  # noqa: E402
 from graphmem_neo4j.settings import Settings  # noqa: E402
 from graphmem_neo4j.store.embedded import EmbeddedServer  # noqa: E402
@@ -136,6 +137,9 @@ def run(
             compare_reads(memory, synthetic_queries(args.queries), name, figures)
         if args.compare_touch:
             compare_touch(memory, synthetic_queries(args.queries), name, figures)
+        if args.compare_queries is not None:
+            compare_queries(memory, queries, args.compare_queries, name, figures)
+            return
         timings = Timings(memory.store)
         for label in LABELS:
             timings.on = True
@@ -229,6 +233,66 @@ def compare_reads(memory: GraphMemory, queries: Sequence[str], name: str, figure
         figures.add(f"{name}: {label} with {kind} reads p95", p95, "ms")
 
 
+def compare_queries(
+    memory: GraphMemory, queries: Sequence[str], folder: Path, name: str, figures: Figures
+) -> None:
+    """The shipped Cypher files against other versions of some of them (`folder`/<layer>/
+    <name>.<dialect>.cypher, the rest shipped), alternated query by query in one process:
+    the latencies of both, and each changed file's total and server time."""
+    store: Any = memory.store
+    module: Any = sys.modules[type(store).__module__]
+    shipped = module.load_query
+    changed = sorted(
+        f"{path.parent.name}/{path.name.split('.')[0]}"
+        for path in folder.glob(f"*/*.{store.dialect}.cypher")
+    )
+    if not changed:
+        raise SystemExit(f"--compare-queries: no */*.{store.dialect}.cypher file in {folder}")
+
+    def other(query: str, dialect: Any, *, search: bool = False) -> str:
+        path = folder / f"{query}.{dialect}.cypher"
+        if not path.is_file():
+            return str(shipped(query, dialect, search=search))
+        text = path.read_text(encoding="utf-8")
+        return with_vector_search(text) if search and dialect == "neo4j" else text
+
+    times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    timings = Timings(store)
+    client: dict[tuple[str, str], list[float]] = defaultdict(list)
+    server: dict[tuple[str, str], list[float]] = defaultdict(list)
+    kinds = [("shipped", shipped), (str(folder), other)]
+    for i, q in enumerate(queries):
+        for label in LABELS:  # the question's embeddings cached before either is timed
+            timed(memory, label, q)
+        for kind, load in kinds if i % 2 == 0 else kinds[::-1]:
+            setattr(module, "load_query", load)  # noqa: B010 (a test double)
+            timings.on = True
+            for label in LABELS:
+                times[(label, kind)].append(timed(memory, label, q))
+            timings.on = False
+            for query in changed:
+                client[(query, kind)].extend(timings.client.pop(query, []))
+                server[(query, kind)].extend(timings.server.pop(query, []))
+            timings.client.clear()
+            timings.server.clear()
+    setattr(module, "load_query", shipped)  # noqa: B010
+    for (label, kind), values in times.items():
+        p50, p95 = pct(values, 0.5), pct(values, 0.95)
+        print(f"[{name}] {label} with {kind} queries p50/p95 {p50:.1f}/{p95:.1f} ms")
+        figures.add(f"{name}: {label} with {kind} queries p50", p50, "ms")
+        figures.add(f"{name}: {label} with {kind} queries p95", p95, "ms")
+    for query in changed:
+        for kind in ("shipped", str(folder)):
+            spent, served = client[(query, kind)], server[(query, kind)]
+            if not spent:
+                continue  # not asked by a search or a recall
+            print(
+                f"[{name}] {query} ({kind}): {len(spent)} calls, client"
+                f" {sum(spent) * 1000:.1f} ms (p50 {pct(spent, 0.5) * 1000:.1f}),"
+                f" server {sum(served) * 1000:.1f} ms"
+            )
+
+
 def compare_touch(memory: GraphMemory, queries: Sequence[str], name: str, figures: Figures) -> None:
     """Hybrid searches whose access counts are written after the answer (what graphmem does)
     against searches that write them before returning, alternated query by query."""
@@ -312,6 +376,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0,
         help="instead of the per-query report: this many rounds of a search and a recall per "
         "question, each round's latencies and the CPU the server and this process spent",
+    )
+    parser.add_argument(
+        "--compare-queries",
+        type=Path,
+        metavar="DIR",
+        help="instead of the per-query report: time searches and recalls with the shipped "
+        "Cypher files and with DIR's versions of some of them (DIR/<layer>/<name>.<dialect>"
+        ".cypher), alternated query by query, and each changed file's client and server time",
     )
     add_json_out(parser)
     args = parser.parse_args(argv)

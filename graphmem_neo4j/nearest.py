@@ -18,12 +18,15 @@ index for more candidates than it needs and knows when it has seen enough:
   streamed). Neo4j's return one row per probe, also for a probe the index gave nothing
   (`key`, `indexed`, `seen`, `floor`, `hits`): the Python driver's cost is per record, and
   220 turn candidates decoded as one record instead of 220 took 4.0 ms instead of 6.9 at
-  10,000 turns on Neo4j 5.26. The turn search's also says how many candidates are the
-  space's (`own`) and sends back, with their exact cosines, only those whose index similarity
-  is within RERANK_MARGIN of the k-th best (the exact cosine reads each candidate's stored
-  vector, most of the query's time), each with its index similarity: a probe where the two
-  lie further apart than the store's declared error goes to the exact scan, since the rules
-  below assume the index is that close (sparse vectors on Neo4j 5.26 are not);
+  10,000 turns on Neo4j 5.26. They also say how many candidates are the space's and pass
+  the lookup's filters (`own`) and send back, with their exact cosines, only those whose
+  index similarity is within RERANK_MARGIN of the k-th best and of the minimum similarity
+  (the exact cosine reads each candidate's stored vector, most of a lookup's time). The turn
+  search gives each hit's index similarity; the other lookups rescore at least their first
+  max(k, ERROR_SAMPLE) candidates and give the largest difference (`index_error`): a probe
+  where an index similarity lies further from its exact cosine than the store's declared
+  error goes to the exact scan, since the rules below assume the index is that close
+  (sparse vectors on Neo4j 5.26 are not);
 - a probe is settled when its candidates hold 2k of the space's nodes (HNSW is approximate,
   and least exact deep in its answer: the space's top k must sit in the first half of what
   it found), when the index gave as many candidates as its label has nodes (it gave all it
@@ -95,18 +98,24 @@ to lie from the exact cosine at most: over 60 hybrid searches of 6,000 synthetic
 MiniLM's largest was 0.021 (median 0.011 per probe), random 384-d vectors' 0.024. A store says
 its own (`vector_index_error`: 0 where the index's scores are exact, FalkorDB and Neo4j's
 SEARCH); one that does not say is taken to be quantised."""
+ERROR_SAMPLE = 8
+"""An index query that reads exact cosines only near the top still reads them for at least its
+first max(k, ERROR_SAMPLE) candidates, and says how far their index similarities lay from them
+(`index_error`): where no candidate lies near a high minimum similarity (de-duplication at
+0.92), these are what shows whether the index is as close as the rerank margin assumes."""
 RERANK_MARGIN = 2 * FLOOR_MARGIN
 """The rerank margin of an index with exact scores. An index query may send back
 (`$rerank_margin`) only the space's candidates whose index similarity is within a margin of
 the k-th best index similarity among them, and say how many the space had (`own`). If the
 index is off by at most e, a true top-k node's index similarity is at least the k-th index
 similarity minus 2e (at least k nodes score that high on the index, so the true k-th is at
-most e below it, and the node at most e below the true k-th): so the margin is twice the
-error the store declares (`margins`). Other vectors can fare worse than the declared error
-(sparse ones: up to ~0.46 on Neo4j 5.26, where the index's HNSW search then also misses near
-nodes), so such a query also gives each hit's index similarity (`index_similarity`): a probe
-where one lies further than the declared error from its exact cosine is answered by the exact
-scan."""
+most e below it, and the node at most e below the true k-th), and one that reaches the
+lookup's minimum similarity has an index similarity of at least that minimum minus e: so the
+margin is twice the error the store declares (`margins`). Other vectors can fare worse than
+the declared error (sparse ones: up to ~0.46 on Neo4j 5.26, where the index's HNSW search then
+also misses near nodes), so such a query also gives each hit's index similarity
+(`index_similarity`): a probe where one lies further than the declared error from its exact
+cosine is answered by the exact scan."""
 
 
 def margins(store: object) -> tuple[float, float]:
@@ -152,6 +161,7 @@ def nearest(
         "min_similarity": min_similarity,
         "with_vectors": rescore,
         "rerank_margin": rerank_margin,
+        "error_sample": max(k, ERROR_SAMPLE),
     }
     pending = {p.key: p for p in probes}
     scan: dict[str, Probe] = {}
@@ -250,11 +260,14 @@ class _Answer:
     own: int = 0
     """The space's candidates that passed the filters: the hits, or more when the query sent
     back only those within RERANK_MARGIN of the k-th."""
+    index_error: float = 0.0
+    """The furthest an index similarity lay from its exact cosine among the candidates the
+    query rescored, when it says (`index_error`)."""
 
     def index_off(self, error: float) -> bool:
-        """Whether a hit's index similarity lies further from its exact cosine than `error`:
-        the settle rules and the rerank's margin assume it does not."""
-        return any(
+        """Whether an index similarity lies further from its exact cosine than `error`: the
+        settle rules and the rerank's margin assume it does not."""
+        return self.index_error > error or any(
             abs(float(h["index_similarity"]) - float(h["similarity"])) > error
             for h in self.hits
             if h.get("index_similarity") is not None
@@ -302,6 +315,8 @@ def _answers(rows: Sequence[Row], keys: Iterable[str] = ()) -> dict[str, _Answer
             own = len(hits)
         answer.seen += seen
         answer.own += own
+        if row.get("index_error") is not None:
+            answer.index_error = max(answer.index_error, float(row["index_error"]))
         if floor is not None:  # none when the index gave nothing
             floor = float(floor)
             answer.floor = floor if answer.floor is None else min(answer.floor, floor)

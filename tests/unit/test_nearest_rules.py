@@ -113,9 +113,11 @@ class RowsStore:
     def __init__(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
         self.asked: list[str] = []
+        self.params: list[Mapping[str, Any]] = []
 
     def read(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         self.asked.append(query)
+        self.params.append(params or {})
         if query.endswith("_exact"):
             return [{"key": "q", "hits": [{"id": "exact0", "similarity": 0.9}]}]
         return self.rows
@@ -315,6 +317,34 @@ def test_an_index_further_off_than_the_margin_settles_nothing() -> None:
         ("conversation/search_vector", nearest_module.FIRST_CANDIDATES),
         ("conversation/search_vector_exact", 0),
     ]
+
+
+def test_an_index_error_a_probe_reports_sends_it_to_the_scan() -> None:
+    """The entity-like lookups send back no hit's index similarity but the furthest any of
+    their rescored candidates lay from its exact cosine (`index_error`); they rescore at least
+    max(k, ERROR_SAMPLE) candidates, so a probe whose hits are all below a high minimum still
+    shows the error."""
+    error = nearest_module.QUANTISED_ERROR
+
+    def answer(index_error: float) -> list[dict[str, Any]]:
+        return [
+            {
+                "key": "q",
+                "seen": 64,
+                "floor": 0.2,
+                "own": 64,
+                "index_error": index_error,
+                "hits": [{"id": "index0", "similarity": 0.95}],
+            }
+        ]
+
+    close = RowsStore(answer(error / 2))
+    hits = nearest_one(close, "q", [1.0], space="s", k=1, min_similarity=0.92)  # type: ignore[arg-type]
+    assert close.asked == ["q"] and [h["id"] for h in hits] == ["index0"]
+    off = RowsStore(answer(1.5 * error))
+    hits = nearest_one(off, "q", [1.0], space="s", k=1, min_similarity=0.92)  # type: ignore[arg-type]
+    assert off.asked == ["q", "q_exact"] and [h["id"] for h in hits] == ["exact0"]
+    assert off.params[0]["error_sample"] == nearest_module.ERROR_SAMPLE
 
 
 def test_the_margins_follow_the_error_a_store_declares() -> None:
