@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.memory import GraphMemory
-from graphmem_neo4j.nearest import RERANK_MARGIN, Probe, _answers, _wire
+from graphmem_neo4j.nearest import ERROR_SAMPLE, RERANK_MARGIN, Probe, _answers, _wire
 
 TURNS = 300
 ASKED = 200
@@ -27,6 +27,7 @@ def answered(
             "min_similarity": -1.0,
             "with_vectors": False,
             "rerank_margin": RERANK_MARGIN,
+            "error_sample": ERROR_SAMPLE,
             "probes": _wire([Probe("q", vector)]),
             "candidates": ASKED,
         },

@@ -18,7 +18,7 @@ from graphmem_neo4j.conversation.models import TurnInput
 from graphmem_neo4j.embedder import HashEmbedder
 from graphmem_neo4j.errors import IndexUnavailable
 from graphmem_neo4j.memory import GraphMemory
-from graphmem_neo4j.nearest import RERANK_MARGIN, Probe, _answers, _wire, nearest
+from graphmem_neo4j.nearest import ERROR_SAMPLE, RERANK_MARGIN, Probe, _answers, _wire, nearest
 from graphmem_neo4j.queries import falkordb_vector_index_drop, load_query
 from graphmem_neo4j.settings import Settings
 from graphmem_neo4j.store.embedded import EmbeddedServer
@@ -72,6 +72,7 @@ def ask_index(memory: GraphMemory, space: str) -> list[dict[str, object]]:
             "min_similarity": -1.0,
             "with_vectors": False,
             "rerank_margin": RERANK_MARGIN,
+            "error_sample": ERROR_SAMPLE,
             "probes": _wire([Probe("q", memory.embedder.embed(["gadget 7"])[0])]),
             "candidates": ASKED,
         },
