@@ -113,6 +113,7 @@ COMMANDS: dict[str, str] = {
     "engine_parity": "python benchmarks/engine_parity.py",
     "engine_reads": "python benchmarks/engine_reads.py --turns 5000 --queries 100",
     "nearest_crowding": "python benchmarks/nearest_crowding.py",
+    "vector_width": "python benchmarks/vector_width.py --turns 10000 --queries 100",
     "soak_crash": "python benchmarks/soak_crash.py --every --layers conversation",
     "llm_vs_offline": "python benchmarks/llm_vs_offline.py --turns 3 --tasks 4 --timeout 400",
     "migrate_mem0": "python benchmarks/migrate_mem0.py",

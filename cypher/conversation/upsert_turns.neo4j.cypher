@@ -5,6 +5,8 @@
 // HAS_TURN link's `complete` stays false until its mentions, relations and NEXT
 // link are in. The mark is on the link, not the turn: FalkorDB 4.16 re-indexes a node's vector
 // on any property write and leaves the old entry behind (docs/DEVELOPING.md, "Cypher rules").
+// The vector is written as 32-bit floats (db.create.setNodeVectorProperty), as the model
+// gives them: `SET` stores 64-bit ones, twice the bytes every rescore reads (docs/neo4j.md).
 UNWIND $rows AS row
 MATCH (s:Session {space: $space, id: row.session})
 MERGE (t:Turn {space: $space, id: row.id})
@@ -13,7 +15,9 @@ ON CREATE SET t.created_at = $now, t.created_turn = row.turn_index, t.access_cou
 SET t.session = row.session, t.seq = row.seq, t.speaker = row.speaker, t.text = row.text,
     t.time = row.time, t.n_terms = row.n_terms, t.stems = row.stems,
     t.metadata_json = row.metadata_json, t.content_hash = row.content_hash,
-    t.context_embedded = true, t.embedding = row.embedding
+    t.context_embedded = true
+WITH s, t, row
+CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
 MERGE (s)-[h:HAS_TURN]->(t)
 SET h.complete = false
 WITH s, count(t) AS written, max(row.turn_index) AS newest

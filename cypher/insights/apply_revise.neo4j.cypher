@@ -9,7 +9,12 @@ OPTIONAL MATCH (old)-[:POSITIVE]->(support:Query)
 WITH old, q, collect(support) AS supports
 MERGE (new:Insight {space: $space, id: $id})
 ON CREATE SET new.text = $text, new.active = true, new.created_at = $now,
-              new.updated_at = $now, new.embedding = $embedding, new.origin = 'revision'
+              new.updated_at = $now, new.origin = 'revision'
+WITH old, q, supports, new
+CALL (new) {
+  WITH new WHERE new.embedding IS NULL  // a new insight
+  CALL db.create.setNodeVectorProperty(new, 'embedding', $embedding)
+}
 MERGE (new)-[:REVISED_FROM]->(old)
 MERGE (new)-[pq:POSITIVE]->(q)
 ON CREATE SET pq.at = $now

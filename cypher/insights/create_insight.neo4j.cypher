@@ -3,7 +3,12 @@
 // retrieved for a resolved task), all in one statement. Safe to re-run.
 MERGE (i:Insight {space: $space, id: $id})
 ON CREATE SET i.text = $text, i.active = true, i.created_at = $now, i.updated_at = $now,
-              i.embedding = $embedding, i.origin = $origin
+              i.origin = $origin
+WITH i
+CALL (i) {
+  WITH i WHERE i.embedding IS NULL  // a new insight
+  CALL db.create.setNodeVectorProperty(i, 'embedding', $embedding)
+}
 MERGE (e:InsightEdit {space: $space, id: $edit_id})
 ON CREATE SET e.insight_id = $id, e.operation = 'ADD', e.query_id = $query_id,
               e.actor = $actor, e.requested_by = $requested_by, e.reason = $reason,

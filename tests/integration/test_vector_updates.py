@@ -1,6 +1,7 @@
 """A stored vector is replaced when its node is written again with another one. FalkorDB 4.16
 silently kept the old value when a vecf32 was assigned over an existing one (found by the
-engine-parity test: a task re-embedded after its second run kept its first vector)."""
+engine-parity test: a task re-embedded after its second run kept its first vector). And the
+layers' vectors are stored as 32-bit floats on both engines."""
 
 from __future__ import annotations
 
@@ -9,12 +10,18 @@ import math
 import random
 from pathlib import Path
 
+import numpy as np
+
+from graphmem_neo4j.experience.parsing import parse_file
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.nearest import nearest_one
 from graphmem_neo4j.portability import dump_records, import_dump
 from graphmem_neo4j.schema import labels
 
+from .insights.conftest import task
+
 DIM = 64
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def unit(rng: random.Random) -> list[float]:
@@ -74,3 +81,31 @@ def test_a_turn_ingested_again_with_new_text_is_found_by_its_new_text(
     hits = nearest_one(memory.store, "conversation/search_vector", vector, space=space, k=1)
     assert [h["id"] for h in hits] == ["t1"]
     assert hits[0]["similarity"] > 0.999
+
+
+def test_every_layers_vectors_are_stored_as_32_bit_floats(memory: GraphMemory, space: str) -> None:
+    # FalkorDB keeps vecf32; Neo4j keeps what db.create.setNodeVectorProperty writes (a `SET`
+    # would keep 64-bit floats, twice the bytes a rescore reads: docs/neo4j.md).
+    sample = memory.embedder.embed(["Maya adopted a beagle named Rex."])[0]
+    assert any(float(np.float32(x)) != x for x in sample)  # the model's floats are 64-bit
+    memory.add_turns(
+        [{"turn_id": "t1", "speaker": "Maya", "text": "Maya adopted a beagle named Rex."}],
+        space=space,
+    )
+    memory.insights.record_tasks(
+        [task("q1", "heat some egg", actions=("heat egg 1",))], space=space
+    )
+    memory.insights.add_insight("Heat food before serving it.", space=space, evidence=["q1"])
+    memory.facts.add_file(EXAMPLES / "facts.jsonl", space=space)
+    memory.experience.add(
+        parse_file(EXAMPLES / "experience" / "expert.jsonl", kind="expert"), space=space
+    )
+    wanted = ("Turn", "Entity", "Query", "Insight", "MemoryUnit", "Subject", "Category", "Task")
+    stored = {
+        (r["label"], r["id"]): r["props"]["embedding"]
+        for r in dump_records(memory, space)
+        if r["kind"] == "node" and r["label"] in wanted
+    }
+    assert {label for label, _ in stored} == set(wanted)
+    for key, vector in stored.items():
+        assert all(float(np.float32(x)) == x for x in vector), key
