@@ -1,12 +1,16 @@
 """Loads named Cypher queries from the package's `cypher/` tree, picking the engine variant.
 
-A shared file is Neo4j Cypher (it is linted as such); two engine differences are said once,
-here, instead of in a `.falkordb.cypher` variant of every query that meets them:
+A shared file is Neo4j Cypher (it is linted as such); three engine differences are said
+once, here, instead of in a `.falkordb.cypher` variant of every query that meets them:
 
     toFloatList(x)                  marks x as a vector: FalkorDB stores and compares vectors
                                     only as `vecf32(x)`; Neo4j keeps a list of floats
     vector.similarity.cosine(a, b)  Neo4j's (1 + cos) / 2; FalkorDB has the cosine distance,
                                     so it becomes (1 - vec.cosineDistance(a, b) / 2)
+    CALL db.create.setNodeVectorProperty(n, 'p', x)
+                                    stores vector x as 32-bit floats on Neo4j (a `SET` stores
+                                    64-bit ones, twice the bytes every rescore reads); FalkorDB
+                                    has no such procedure, and `SET n.p = vecf32(x)` does it
 
 The rewrite is of fixed function names in the file's text: no value ever becomes query text.
 A query that differs in anything else (vector index procedures, DDL, introspection) keeps its
@@ -147,11 +151,18 @@ def falkordb_vector_index_drop(create_text: str) -> str:
 
 
 _COSINE = re.compile(r"\bvector\.similarity\.cosine\s*\(")
+_SET_VECTOR = re.compile(
+    r"\bCALL\s+db\.create\.setNodeVectorProperty\s*\(\s*(\w+)\s*,\s*'(\w+)'\s*,"
+)
 
 
 def for_falkordb(text: str) -> str:
     """A shared (Neo4j) query as FalkorDB runs it (see the module's docstring)."""
     text = _VECTOR.sub("vecf32(", text)
+    while m := _SET_VECTOR.search(text):
+        close = _closing(text, text.index("(", m.start()))
+        vector = text[m.end() : close].strip()
+        text = f"{text[: m.start()]}SET {m[1]}.{m[2]} = vecf32({vector}){text[close + 1 :]}"
     while m := _COSINE.search(text):
         close = _closing(text, m.end() - 1)
         args = text[m.end() : close]

@@ -1,9 +1,13 @@
-// toFloatList marks the vector (FalkorDB stores it as vecf32: graphmem_neo4j/queries.py).
 // FalkorDB 4.16 keeps a vector attribute's old value when a new one is assigned over it:
-// clear it first (docs/DEVELOPING.md, "Cypher rules").
+// clear it first (docs/DEVELOPING.md, "Cypher rules"). A record's vector, where it has one, is
+// written as 32-bit floats (setNodeVectorProperty; a vecf32 SET on FalkorDB: queries.py).
 UNWIND $rows AS row
 MERGE (n:Query {space: $space, id: row.id})
 SET n += row.props, n.embedding = null
 WITH n, row
-SET n.embedding = CASE WHEN row.embedding IS NULL THEN null ELSE toFloatList(row.embedding) END
+CALL {
+  WITH n, row
+  WITH n, row WHERE row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
+}
 RETURN count(n) AS written

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from graphmem_neo4j.experience.parsing import parse_file
+from graphmem_neo4j.items.service import ItemService, Write, item_id
 from graphmem_neo4j.memory import GraphMemory
 from graphmem_neo4j.nearest import nearest_one
 from graphmem_neo4j.portability import dump_records, import_dump
@@ -65,6 +66,8 @@ def test_an_import_over_stored_nodes_replaces_their_vectors(
         assert max(abs(a - b) for a, b in zip(stored[label], second[label], strict=True)) < 1e-6, (
             label
         )
+        assert all(float(np.float32(x)) == x for x in stored[label]), label  # stored 32-bit
+    assert any(float(np.float32(x)) != x for x in second[embedded[0]])  # given 64-bit
 
 
 def test_a_turn_ingested_again_with_new_text_is_found_by_its_new_text(
@@ -100,12 +103,22 @@ def test_every_layers_vectors_are_stored_as_32_bit_floats(memory: GraphMemory, s
     memory.experience.add(
         parse_file(EXAMPLES / "experience" / "expert.jsonl", kind="expert"), space=space
     )
+    ItemService(memory.parts).write(
+        space,
+        [
+            Write(("notes",), "sailing", {"v": 1}, "We sailed to the Azores."),
+            Write(("notes",), "unembedded", {"v": 2}, None),  # stored without a vector
+        ],
+    )
     wanted = ("Turn", "Entity", "Query", "Insight", "MemoryUnit", "Subject", "Category", "Task")
     stored = {
-        (r["label"], r["id"]): r["props"]["embedding"]
+        (r["label"], r["id"]): r["props"].get("embedding")
         for r in dump_records(memory, space)
-        if r["kind"] == "node" and r["label"] in wanted
+        if r["kind"] == "node" and r["label"] in (*wanted, "StoreItem")
     }
-    assert {label for label, _ in stored} == set(wanted)
+    assert {label for label, _ in stored} == {*wanted, "StoreItem"}
+    items = {json.loads(i)[-1]: v for (label, i), v in stored.items() if label == "StoreItem"}
+    assert items["unembedded"] is None
     for key, vector in stored.items():
-        assert all(float(np.float32(x)) == x for x in vector), key
+        if key[1] != item_id(("notes",), "unembedded"):
+            assert vector and all(float(np.float32(x)) == x for x in vector), key

@@ -30,6 +30,15 @@ def test_shared_file_serves_both_dialects() -> None:
             "RETURN (1 - vec.cosineDistance(f(a, ')'), g(b)) / 2) AS x, ')' AS y",
         ),
         ("RETURN n.toFloatListing AS x", "RETURN n.toFloatListing AS x"),
+        (
+            "WITH n, row CALL db.create.setNodeVectorProperty(n, 'embedding', row.vectors[0])",
+            "WITH n, row SET n.embedding = vecf32(row.vectors[0])",
+        ),
+        (  # one per node, each with its own vector
+            "CALL db.create.setNodeVectorProperty( s ,'embedding', f(row.a, ')'))\n"
+            "CALL db.create.setNodeVectorProperty(u, 'vec', $v)",
+            "SET s.embedding = vecf32(f(row.a, ')'))\nSET u.vec = vecf32($v)",
+        ),
     ],
 )
 def test_a_shared_query_says_vectors_once_for_both_engines(neo4j: str, falkordb: str) -> None:
