@@ -61,7 +61,11 @@ NODE_IMPORT_WITH_VECTOR = """UNWIND $rows AS row
 MERGE (n:{label} {{space: $space, id: row.id}})
 SET n += row.props, n.embedding = null
 WITH n, row
-SET n.embedding = CASE WHEN row.embedding IS NULL THEN null ELSE toFloatList(row.embedding) END
+CALL {{
+  WITH n, row
+  WITH n, row WHERE row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
+}}
 RETURN count(n) AS written"""
 
 
