@@ -1,6 +1,6 @@
 """The same workloads on each engine, side by side, in one run: the embedded FalkorDB, a local
 Neo4j 5.26 and a local Neo4j 2026 (neo4j-local/, each started here on a free port in turn, data
-in a temporary folder, stopped before the next one starts).
+in a temporary folder, kept running idle for the interleaved phase at the end).
 
     python benchmarks/engine_parity.py --data ../shared/data/locomo_dev
     python benchmarks/engine_parity.py --engines falkordb,neo4j-2026
@@ -32,14 +32,22 @@ Per engine:
   after a bulk ingestion Neo4j plans each query again once (its statistics drifted), 50-80 ms
   of server time each, and a fresh JVM compiles its hot code over its first several hundred
   queries.
+Then, with every engine settled, the interleaved phase (--rounds, 3): each of the --queries
+searches, then recalls, goes to every engine back to back, the engine that goes first rotating
+with the query. One engine's own phases run at whatever speed the machine has then (a 25%
+swing between runs of the same code, docs/neo4j.md); here every engine meets the same speed, so
+these ratios are the ones to compare: the pooled p95 over FalkorDB's, each round's ratio, and
+a 95% interval from a paired bootstrap over the (round, query) pairs.
 Both engines use the same embedder instance, so differences are the engines'.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
+import random
 import socket
 import sys
 import tempfile
@@ -164,61 +172,56 @@ def add_examples(memory: GraphMemory, space: str) -> None:
     memory.experience.add_file(experience / "exploration.jsonl", kind="exploration", space=space)
 
 
-def run_engine(
-    name: str, settings: Settings, embedder: Any, args: argparse.Namespace
-) -> dict[str, Any]:
+def run_engine(name: str, memory: GraphMemory, args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {"engine": name}
-    with GraphMemory(settings, embedder=embedder) as memory:
-        memo = memory.embedder
-        assert isinstance(memo, QueryMemo)
-        figures["writes_first"], figures["writes"] = node_writes(memory, args.nodes, args.batch)
-        print(
-            f"[{name}] batched node writes: {figures['writes_first']:,.0f} nodes/s on the fresh "
-            f"server, {figures['writes']:,.0f} nodes/s settled",
-            flush=True,
-        )
-        if args.data is not None:
-            r10, n, tops = locomo(memory, args.data)
-            figures["locomo_r10"], figures["locomo_n"], figures["tops"] = r10, n, tops
-            print(f"[{name}] LoCoMo dev hybrid R@10 {r10:.3f} (n={n})", flush=True)
-        if args.turns > 0:
-            turns = synthetic_turns(args.turns)
-            start = time.perf_counter()
-            for i in range(0, len(turns), 2000):
-                memory.conversation.add_turns(turns[i : i + 2000], space="scale", forget_every=0)
-            figures["ingest"] = len(turns) / (time.perf_counter() - start)
+    memo = memory.embedder
+    assert isinstance(memo, QueryMemo)
+    figures["writes_first"], figures["writes"] = node_writes(memory, args.nodes, args.batch)
+    print(
+        f"[{name}] batched node writes: {figures['writes_first']:,.0f} nodes/s on the fresh "
+        f"server, {figures['writes']:,.0f} nodes/s settled",
+        flush=True,
+    )
+    if args.data is not None:
+        r10, n, tops = locomo(memory, args.data)
+        figures["locomo_r10"], figures["locomo_n"], figures["tops"] = r10, n, tops
+        print(f"[{name}] LoCoMo dev hybrid R@10 {r10:.3f} (n={n})", flush=True)
+    if args.turns > 0:
+        turns = synthetic_turns(args.turns)
+        start = time.perf_counter()
+        for i in range(0, len(turns), 2000):
+            memory.conversation.add_turns(turns[i : i + 2000], space="scale", forget_every=0)
+        figures["ingest"] = len(turns) / (time.perf_counter() - start)
+        print(f"[{name}] ingest {len(turns)} turns: {figures['ingest']:.1f} turns/s", flush=True)
+        queries = synthetic_queries(args.queries + args.warmup)
+        queries, warmup = queries[: args.queries], queries[args.queries :]
+        for q in warmup:
+            memory.conversation.search(q, space="scale", k=10)
+        figures["search"] = timed_searches(memory, queries, memo)
+        add_examples(memory, "scale")
+        written = time.perf_counter()
+        for q in warmup:
+            memory.recall(q, space="scale", budget_tokens=2000)
+        figures["recall"] = timed_recalls(memory, queries, memo)
+        # The same again once the server has run --settle seconds past the last write,
+        # untimed queries meanwhile: Neo4j plans a query again when the statistics it was
+        # planned on have drifted, at most every 10 s (docs/neo4j.md, "Plans made again").
+        # And at least --settle-queries untimed searches and recalls: Neo4j's JVM compiles
+        # its hot code with C2 over its first several hundred queries (docs/neo4j.md,
+        # "A warm JVM").
+        for done, q in enumerate(itertools.cycle(warmup or queries)):
+            if time.perf_counter() - written >= args.settle and done >= args.settle_queries:
+                break
+            memory.conversation.search(q, space="scale", k=10)
+            memory.recall(q, space="scale", budget_tokens=2000)
+        figures["search_settled"] = timed_searches(memory, queries, memo)
+        figures["recall_settled"] = timed_recalls(memory, queries, memo)
+        for key, label in PHASES:
             print(
-                f"[{name}] ingest {len(turns)} turns: {figures['ingest']:.1f} turns/s", flush=True
+                f"[{name}] {label.format(turns=args.turns)} p50/p95 "
+                f"{figures[key][0]:.1f}/{figures[key][1]:.1f} ms",
+                flush=True,
             )
-            queries = synthetic_queries(args.queries + args.warmup)
-            queries, warmup = queries[: args.queries], queries[args.queries :]
-            for q in warmup:
-                memory.conversation.search(q, space="scale", k=10)
-            figures["search"] = timed_searches(memory, queries, memo)
-            add_examples(memory, "scale")
-            written = time.perf_counter()
-            for q in warmup:
-                memory.recall(q, space="scale", budget_tokens=2000)
-            figures["recall"] = timed_recalls(memory, queries, memo)
-            # The same again once the server has run --settle seconds past the last write,
-            # untimed queries meanwhile: Neo4j plans a query again when the statistics it was
-            # planned on have drifted, at most every 10 s (docs/neo4j.md, "Plans made again").
-            # And at least --settle-queries untimed searches and recalls: Neo4j's JVM compiles
-            # its hot code with C2 over its first several hundred queries (docs/neo4j.md,
-            # "A warm JVM").
-            for done, q in enumerate(itertools.cycle(warmup or queries)):
-                if time.perf_counter() - written >= args.settle and done >= args.settle_queries:
-                    break
-                memory.conversation.search(q, space="scale", k=10)
-                memory.recall(q, space="scale", budget_tokens=2000)
-            figures["search_settled"] = timed_searches(memory, queries, memo)
-            figures["recall_settled"] = timed_recalls(memory, queries, memo)
-            for key, label in PHASES:
-                print(
-                    f"[{name}] {label.format(turns=args.turns)} p50/p95 "
-                    f"{figures[key][0]:.1f}/{figures[key][1]:.1f} ms",
-                    flush=True,
-                )
     return figures
 
 
@@ -245,6 +248,75 @@ def timed_recalls(memory: GraphMemory, queries: Sequence[str], memo: QueryMemo) 
     calls = [partial(memory.recall, q, space="scale", budget_tokens=2000) for q in queries]
     times = timed(calls, memo)
     return pct(times, 0.5), pct(times, 0.95)
+
+
+KINDS = ("search", "recall")
+
+
+def interleaved(
+    memories: dict[str, GraphMemory], queries: Sequence[str], rounds: int
+) -> dict[str, dict[str, list[list[float]]]]:
+    """kind → engine → the ms of each query, per round. Each query goes to every engine back
+    to back (which engine goes first rotates with the query), so a machine that runs faster
+    or slower for a while does so for every engine alike."""
+    names = list(memories)
+    times = {kind: {name: [[] for _ in range(rounds)] for name in names} for kind in KINDS}
+    for r in range(rounds):
+        for i, query in enumerate(queries):
+            order = names[i % len(names) :] + names[: i % len(names)]
+            for kind in KINDS:
+                for name in order:
+                    memory = memories[name]
+                    call = (
+                        partial(memory.conversation.search, query, space="scale", k=10)
+                        if kind == "search"
+                        else partial(memory.recall, query, space="scale", budget_tokens=2000)
+                    )
+                    memo = memory.embedder
+                    assert isinstance(memo, QueryMemo)
+                    times[kind][name][r].extend(timed([call], memo))
+    return times
+
+
+def paired_ratio(
+    mine: list[list[float]], base: list[list[float]], resamples: int = 2000
+) -> dict[str, Any]:
+    """The p95 of `mine` over the p95 of `base`, pooled over rounds; each round's ratio; and
+    a 95% interval by a paired bootstrap over the (round, query) pairs."""
+    pairs = [(m, b) for ms, bs in zip(mine, base, strict=True) for m, b in zip(ms, bs, strict=True)]
+    rng = random.Random(0)
+    boot = []
+    for _ in range(resamples):
+        sample = [pairs[rng.randrange(len(pairs))] for _ in pairs]
+        boot.append(pct([m for m, _ in sample], 0.95) / pct([b for _, b in sample], 0.95))
+    return {
+        "p95": pct([m for m, _ in pairs], 0.95),
+        "ratio": pct([m for m, _ in pairs], 0.95) / pct([b for _, b in pairs], 0.95),
+        "rounds": [pct(ms, 0.95) / pct(bs, 0.95) for ms, bs in zip(mine, base, strict=True)],
+        "interval": (pct(boot, 0.025), pct(boot, 0.975)),
+    }
+
+
+def print_interleaved(times: dict[str, dict[str, list[list[float]]]]) -> dict[str, Any]:
+    """A row per kind: each engine's pooled p95 and, for Neo4j, its ratio to FalkorDB's with
+    the rounds' ratios and the interval. Returns the ratios by "kind/engine"."""
+    ratios: dict[str, Any] = {}
+    for kind in KINDS:
+        by_engine = times[kind]
+        base = by_engine.get("falkordb")
+        cells = []
+        for name, rounds in by_engine.items():
+            pooled = [t for round_times in rounds for t in round_times]
+            cell = f"{pct(pooled, 0.5):.1f} / {pct(pooled, 0.95):.1f} ms"
+            if base is not None and name != "falkordb":
+                r = ratios[f"{kind}/{name}"] = paired_ratio(rounds, base)
+                low, high = r["interval"]
+                each = ", ".join(f"{x:.2f}" for x in r["rounds"])
+                cell += f" ({r['ratio']:.2f}×; rounds {each}; 95% CI {low:.2f}–{high:.2f})"
+            cells.append(cell)
+        label = "hybrid search" if kind == "search" else "recall"
+        print(f"| {label} p50 / p95, interleaved | " + " | ".join(cells) + " |")
+    return ratios
 
 
 ENGINES = {"falkordb": "FalkorDB (embedded)", "neo4j": "Neo4j 5.26 (local)"}
@@ -382,6 +454,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the embedding runtime, as GRAPHMEM_EMBEDDER (default auto: what graphmem runs "
         "by default, numpy on one thread for the default model)",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of the interleaved phase: once every engine has run its own phases, "
+        "each of the --queries searches and recalls goes to every engine back to back, so "
+        "that the ratios compare engines under the same machine speed (0: no such phase; "
+        "each server is then stopped before the next starts)",
+    )
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--batch", type=int, default=1000, help="rows per UNWIND statement")
     parser.add_argument(
@@ -408,18 +489,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder.embed(["warm up"])
     print(f"embedder: {type(embedder).__name__} ({args.embedder})", flush=True)
     results = []
-    with tempfile.TemporaryDirectory(prefix="graphmem-parity-") as tmp:
+    keep = args.rounds > 0 and args.turns > 0
+    memories: dict[str, GraphMemory] = {}
+    times: dict[str, dict[str, list[list[float]]]] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="graphmem-parity-") as tmp,
+        contextlib.ExitStack() as kept,
+    ):
         for engine in engines:
             missing = unavailable_reason(line=LINES["2026"]) if engine == "neo4j-2026" else None
             if missing:
                 print(f"[{engine}] skipped: {missing}", flush=True)
                 continue
-            # One server at a time: an idle JVM or FalkorDB would share the cores of the timed one.
-            settings, stop = start_server(engine, Path(tmp))
-            try:
-                results.append(run_engine(engine, settings, embedder, args))
-            finally:
-                stop()
+            # Each engine's own phases run while the servers before it idle (kept for the
+            # interleaved phase) or are stopped (--rounds 0).
+            with contextlib.ExitStack() as server:
+                settings, stop = start_server(engine, Path(tmp))
+                server.callback(stop)
+                memory = server.enter_context(GraphMemory(settings, embedder=embedder))
+                results.append(run_engine(engine, memory, args))
+                if keep:
+                    memories[engine] = memory
+                    kept.enter_context(server.pop_all())
+        if keep and len(memories) > 1:
+            print(f"interleaved: {args.rounds} rounds of {args.queries} queries", flush=True)
+            times = interleaved(memories, synthetic_queries(args.queries), args.rounds)
     if not results:
         return 1
     base = results[0] if results[0]["engine"] == "falkordb" else None
@@ -427,6 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for result in results[1:]:
             result["vs_falkordb"] = compare_tops(base, result)
     print_table(results, args)
+    paired = print_interleaved(times) if times else {}
     for result in results:
         engine = result["engine"]
         figures.add(f"{engine}: batched node writes, first pass", result["writes_first"], "nodes/s")
@@ -454,6 +549,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 same["tie"],
                 "questions",
             )
+    for key, r in paired.items():
+        kind, engine = key.split("/")
+        label = "hybrid search" if kind == "search" else "recall"
+        figures.add(f"{engine}: {label} p95, interleaved", r["p95"], "ms")
+        figures.add(f"{engine}: {label} p95 over falkordb's, interleaved", r["ratio"])
+        figures.add(f"{engine}: {label} p95 over falkordb's, interleaved, CI low", r["interval"][0])
+        figures.add(
+            f"{engine}: {label} p95 over falkordb's, interleaved, CI high", r["interval"][1]
+        )
+    for kind in times:
+        if "falkordb" in times[kind]:
+            pooled = [t for r in times[kind]["falkordb"] for t in r]
+            label = "hybrid search" if kind == "search" else "recall"
+            figures.add(f"falkordb: {label} p95, interleaved", pct(pooled, 0.95), "ms")
     figures.write(args.json_out)
     return 0
 

@@ -228,11 +228,9 @@ class Searcher:
         """The hits, the space's facts, and what ordered the hits (SearchResult.ranked_by)."""
         pool = max(self.config.candidates, k)
         executor = self._executor()
-        # The space facts are read, and the lexical and graph sources run, while the query is
-        # embedded; the vector source needs the embedding.
+        # The space facts and the size of the shared turn index (unused when the space is
+        # scanned) are read, and the lexical and graph sources run, while the query is embedded.
         facts_read = executor.submit(self.state.facts, space)
-        # The size of the shared turn index, read beside the facts rather than after them
-        # (one round trip less before the vector source; unused when the space is scanned).
         indexed = executor.submit(self.indexed_turns)
 
         def after_facts(source: Callable[[str, str, int, SpaceFacts], Scored]) -> Future[Scored]:
@@ -245,8 +243,13 @@ class Searcher:
         w = self.config.weights
         several = asks_for_several(query)
         words = self.probes_for(query, learned=rankers is not None)
-        vectors = self.parts.embedder.embed([self.query_text(query), *words])
-        embedding = vectors[0]
+        # The query is embedded alone, and the vector source starts on it while the concept
+        # probes are embedded: the index lookup's server time overlaps the probes' model time.
+        embedding = self.parts.embedder.embed([self.query_text(query)])[0]
+        dense_read = executor.submit(
+            lambda: self.dense(query, space, pool, facts_read.result(), embedding, indexed.result())
+        )
+        vectors = [embedding, *self.parts.embedder.embed(words)] if words else [embedding]
         facts = facts_read.result()
         speakers = named_speakers(query, facts.speakers)
         concept = (
@@ -261,7 +264,7 @@ class Searcher:
             if words
             else None
         )
-        dense = self.dense(query, space, pool, facts, embedding, indexed.result())
+        dense = dense_read.result()
         lexical_rows = lexical.result()
         graph_rows = graph.result() if graph is not None else []
         concept_rows = concept.result() if concept is not None else []
@@ -314,7 +317,7 @@ class Searcher:
 
     def concept_probes(self, query: str) -> list[str]:
         """The query's words the concept source probes the entity index with (none when the
-        source is off for this query); embedded in the same model call as the query."""
+        source is off for this query); embedded right after the query."""
         return self.probes_for(
             query, learned=bool(chosen_ranker(self.config, self.parts.embedder.name))
         )

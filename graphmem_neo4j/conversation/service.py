@@ -97,7 +97,7 @@ class ConversationService:
 
     def query_texts(self, query: str) -> list[str]:
         """The texts a hybrid search embeds for `query`, the query and its concept probes
-        (recall embeds them in its one model call)."""
+        (recall embeds them in its model calls)."""
         assert self._searcher is not None
         searcher = self._searcher
         return [searcher.query_text(query), *searcher.concept_probes(query)]

@@ -226,7 +226,7 @@ class ExperienceService:
         self, task: str, *, space: str | None = None, vocabulary: Sequence[str] | None = None
     ) -> tuple[str, str]:
         """The two texts `retrieve` embeds for a task (recall embeds them together with its
-        query, in one model call)."""
+        query's probes, in its second model call)."""
         if vocabulary is None:
             vocabulary = self.vocabulary(space or self.parts.defaults.space)
         return embedding_texts(task, vocabulary)

@@ -132,20 +132,23 @@ class RecallService:
         parts.ensure_embedder_matches()
         started = time.perf_counter()
 
-        # The query (with the conversation layer's concept probes and the experience layer's
-        # two texts: the task and its skeleton) is embedded in one model call on this thread
-        # while the layers run; a layer that needs a vector waits for it (the embedder's memo),
-        # so the searches that need none (full-text, the entity graph, the facts' name
-        # lookups) overlap with the model.
-        texts = [query]
+        # The query is embedded on this thread while the layers run, then in a second model
+        # call the conversation layer's concept probes and the experience layer's two texts
+        # (the task and its skeleton); a layer that needs a vector waits for it (the
+        # embedder's memo), so the searches that need none (full-text, the entity graph, the
+        # facts' name lookups) overlap with the model, and those that need only the query's
+        # vector with the second call.
+        texts, later = [query], []
         if "conversation" in wanted:
-            texts += services.conversation.query_texts(query)
+            searched, *probes = services.conversation.query_texts(query)
+            texts, later = [query, searched], probes
         vocabulary: list[str] = []
         if vocabulary_read is not None:
             vocabulary = vocabulary_read.result()
-            texts += services.experience.query_texts(query, vocabulary=vocabulary)
+            later += services.experience.query_texts(query, vocabulary=vocabulary)
         memo = parts.embedder
         embed_now = memo.reserve(texts) if isinstance(memo, QueryMemo) else None
+        embed_later = memo.reserve(later) if isinstance(memo, QueryMemo) else None
 
         def embedded() -> list[float]:
             return parts.embedder.embed([query])[0]
@@ -159,9 +162,13 @@ class RecallService:
         }
         try:
             futures = {layer: self._executor().submit(_timed, gatherers[layer]) for layer in wanted}
-        finally:
-            if embed_now is not None:  # always: a reserved text nobody embeds blocks its askers
-                embed_now()
+        finally:  # always: a reserved text nobody embeds blocks its askers
+            try:
+                if embed_now is not None:
+                    embed_now()
+            finally:
+                if embed_later is not None:
+                    embed_later()
         found = {layer: future.result() for layer, future in futures.items()}
         candidates = [c for layer in wanted for c in found[layer][0]]
         kept, duplicates = deduplicate(

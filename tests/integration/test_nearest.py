@@ -264,3 +264,40 @@ def test_each_lookup_is_exact_for_vectors_the_index_quantises_badly(
         assert found >= 0.98 * wanted
     else:
         assert exact == len(probes)
+
+
+def test_the_turn_search_sends_the_best_k_on_neo4j_and_every_candidate_on_falkordb(
+    memory: GraphMemory, space: str
+) -> None:
+    """Neo4j's turn search rescores the space's candidates near its k-th best and sends only
+    the k best of them, with how far the index lay from their exact cosines (`index_error`)
+    and how many candidates were the space's (`own`); FalkorDB's streams a row per candidate.
+    Either way the k best by exact cosine are among what comes back."""
+    memory.init()
+    lookup = LOOKUPS[0]
+    rng = random.Random("the k best")
+    vectors = [random_unit(rng) for _ in range(OURS)]
+    write(memory, lookup, space, vectors)
+    probe = random_unit(rng)
+    params = {
+        "probes": [{"key": "p", "embedding": probe}],
+        "space": space,
+        "k": 3,
+        "candidates": OURS,
+        "rerank_margin": 2.0,  # every candidate is rescored
+    }
+    rows = memory.store.read(lookup.query, params)
+    best = reference(lookup, vectors, probe)[:3]
+    if memory.store.dialect == "neo4j":
+        (row,) = rows
+        assert row["own"] == OURS and row["seen"] == OURS
+        assert [str(h["id"]) for h in row["hits"]] == best
+        if memory.store.vector_space_filter:  # SEARCH's scores are the exact cosines
+            assert row["index_error"] == 0.0
+        else:  # 5.26's index quantises: some candidate's score differs from its cosine
+            assert float(row["index_error"]) > 0.0
+        assert_own_cosines(row["hits"], vectors, probe)
+    else:
+        hits = [row["hit"] for row in rows if row.get("hit") is not None]
+        assert len(hits) == OURS
+        assert set(best) <= {str(h["id"]) for h in hits}

@@ -22,8 +22,8 @@ class ScriptedStore:
     ) -> None:
         self.share = share
         self.index_error = index_error
-        """Each hit's index similarity this far from its exact one, as Neo4j's turn search
-        reports it (None: not reported)."""
+        """How far the index similarities lay from the exact ones, as Neo4j's index queries
+        report it (`index_error`; None: not reported)."""
         self.per_probe = per_probe
         """Neo4j's shape: one row per probe (seen, floor, hits), not one per candidate."""
         self.send = send
@@ -52,9 +52,9 @@ class ScriptedStore:
         if not self.per_probe:
             return rows
         hits = [r["hit"] for r in rows if r["hit"] is not None]
-        if self.index_error is not None:
-            hits = [{**h, "index_similarity": h["similarity"] + self.index_error} for h in hits]
         row = {"key": "q", "seen": len(rows), "floor": min(r["similarity"] for r in rows)}
+        if self.index_error is not None:
+            row["index_error"] = abs(self.index_error)
         if self.send is not None:
             row["own"], hits = len(hits), hits[: self.send]
         return [{**row, "hits": hits}]
@@ -309,7 +309,7 @@ def test_an_index_further_off_than_the_margin_settles_nothing() -> None:
     error = nearest_module.QUANTISED_ERROR
     close = ScriptedStore(1.0, per_probe=True, index_error=error / 2)
     hits = lookup(close)
-    assert [h["id"] for h in hits][:1] == ["index0"] and "index_similarity" not in hits[0]
+    assert [h["id"] for h in hits][:1] == ["index0"]
     assert close.asked == [("conversation/search_vector", nearest_module.FIRST_CANDIDATES)]
     off = ScriptedStore(1.0, per_probe=True, index_error=-1.5 * error)
     assert [h["id"] for h in lookup(off)][:1] == ["exact0"]

@@ -89,6 +89,40 @@ def test_sf_node_cap_is_configurable(loaded: GraphMemory, space: str) -> None:
     assert len(small.search("Biscuit", space=space, mode="sf", touch=False).nodes) <= 3
 
 
+def test_the_turn_lookup_runs_while_the_concept_probes_are_embedded(
+    loaded: GraphMemory, space: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The query is embedded alone and the vector source starts on its vector; the concept
+    probes go to the model in a call of their own meanwhile (a model call that held both
+    would keep the lookup waiting for the probes)."""
+    question = "What activities has Maya done with her dog and which places did they visit?"
+    config = loaded.conversation.config
+    loaded.conversation.config = replace(config, weights=replace(config.weights, concept=0.6))
+    probes = loaded.conversation.query_texts(question)[1:]
+    assert probes  # the concept source is on for this question
+    lookup_started = threading.Event()
+    store, inner = loaded.store, loaded.embedder.inner  # type: ignore[attr-defined]
+    real_read, real_embed = store.read, inner.embed
+
+    def reading(query: str, params: object = None, **kw: object) -> object:
+        if query.startswith("conversation/search_vector"):
+            lookup_started.set()
+        return real_read(query, params, **kw)  # type: ignore[arg-type]
+
+    probe_calls: list[bool] = []
+
+    def embedding(texts: list[str]) -> list[list[float]]:
+        if set(probes) & set(texts):
+            probe_calls.append(lookup_started.wait(timeout=10))
+        return real_embed(texts)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(store, "read", reading)
+    monkeypatch.setattr(inner, "embed", embedding)
+    result = loaded.conversation.search(question, space=space, k=5)
+    assert probe_calls == [True]  # one call held the probes, and the lookup had started
+    assert result.hits
+
+
 def test_search_records_accesses(loaded: GraphMemory, space: str) -> None:
     def accesses(turn_id: str) -> int:
         rows = loaded.store.read("conversation/forget_turn_stats", {"space": space})

@@ -190,30 +190,33 @@ def model_calls(filled: GraphMemory, monkeypatch: pytest.MonkeyPatch) -> list[li
     return calls
 
 
-def test_the_model_runs_once_per_recall(
+def test_a_recall_embeds_the_query_first_then_the_rest_in_one_call(
     filled: GraphMemory, space: str, model_calls: list[list[str]]
 ) -> None:
-    """The query and the experience layer's task texts go into one model call; every layer
-    that needs the query's vector gets it from the memo."""
-    filled.recall("How should I warm a potato before putting it on the table?", space=space)
-    assert len(model_calls) == 1, model_calls
-    assert model_calls[0][0] == "How should I warm a potato before putting it on the table?"
-    assert len(model_calls[0]) == 3  # the query, the normalised task, its skeleton
+    """The query goes to the model alone, then the experience layer's task texts in one more
+    call; every layer that needs a vector gets it from the memo, and no text is embedded
+    twice."""
+    query = "How should I warm a potato before putting it on the table?"
+    filled.recall(query, space=space)
+    assert model_calls[0] == [query], model_calls
+    assert len(model_calls) == 2, model_calls
+    assert len(model_calls[1]) == 2 and query not in model_calls[1]  # task, skeleton
 
 
-def test_the_concept_probes_share_the_one_model_call(
+def test_the_concept_probes_share_the_second_model_call(
     filled: GraphMemory, space: str, model_calls: list[list[str]]
 ) -> None:
     """A question asking for several facts also embeds its concept probes (the conversation
-    layer's entity lookups): in recall's one call, not a second one of their own."""
+    layer's entity lookups): in recall's second call, with the task texts, not a call of
+    their own."""
     question = "What activities has Alice done with her family and which places did they visit?"
     config = filled.conversation.config
     filled.conversation.config = replace(config, weights=replace(config.weights, concept=0.6))
     probes = filled.conversation.query_texts(question)[1:]
     assert probes  # the concept source is on for this question
     filled.recall(question, space=space)
-    assert len(model_calls) == 1, model_calls
-    assert set(probes) <= set(model_calls[0])
+    assert len(model_calls) == 2, model_calls
+    assert set(probes) <= set(model_calls[1])
 
 
 def test_a_recall_checks_its_space_once_and_the_next_call_checks_again(
