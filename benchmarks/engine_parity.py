@@ -250,7 +250,8 @@ def timed_recalls(memory: GraphMemory, queries: Sequence[str], memo: QueryMemo) 
     return pct(times, 0.5), pct(times, 0.95)
 
 
-KINDS = ("search", "recall")
+KINDS = {"search": "hybrid search", "recall": "recall"}
+"""What the interleaved phase times, and the label of each in the table and the figures."""
 
 
 def interleaved(
@@ -289,9 +290,10 @@ def paired_ratio(
     for _ in range(resamples):
         sample = [pairs[rng.randrange(len(pairs))] for _ in pairs]
         boot.append(pct([m for m, _ in sample], 0.95) / pct([b for _, b in sample], 0.95))
+    p95 = pct([m for m, _ in pairs], 0.95)
     return {
-        "p95": pct([m for m, _ in pairs], 0.95),
-        "ratio": pct([m for m, _ in pairs], 0.95) / pct([b for _, b in pairs], 0.95),
+        "p95": p95,
+        "ratio": p95 / pct([b for _, b in pairs], 0.95),
         "rounds": [pct(ms, 0.95) / pct(bs, 0.95) for ms, bs in zip(mine, base, strict=True)],
         "interval": (pct(boot, 0.025), pct(boot, 0.975)),
     }
@@ -314,8 +316,7 @@ def print_interleaved(times: dict[str, dict[str, list[list[float]]]]) -> dict[st
                 each = ", ".join(f"{x:.2f}" for x in r["rounds"])
                 cell += f" ({r['ratio']:.2f}×; rounds {each}; 95% CI {low:.2f}–{high:.2f})"
             cells.append(cell)
-        label = "hybrid search" if kind == "search" else "recall"
-        print(f"| {label} p50 / p95, interleaved | " + " | ".join(cells) + " |")
+        print(f"| {KINDS[kind]} p50 / p95, interleaved | " + " | ".join(cells) + " |")
     return ratios
 
 
@@ -551,7 +552,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     for key, r in paired.items():
         kind, engine = key.split("/")
-        label = "hybrid search" if kind == "search" else "recall"
+        label = KINDS[kind]
         figures.add(f"{engine}: {label} p95, interleaved", r["p95"], "ms")
         figures.add(f"{engine}: {label} p95 over falkordb's, interleaved", r["ratio"])
         figures.add(f"{engine}: {label} p95 over falkordb's, interleaved, CI low", r["interval"][0])
@@ -561,8 +562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for kind in times:
         if "falkordb" in times[kind]:
             pooled = [t for r in times[kind]["falkordb"] for t in r]
-            label = "hybrid search" if kind == "search" else "recall"
-            figures.add(f"falkordb: {label} p95, interleaved", pct(pooled, 0.95), "ms")
+            figures.add(f"falkordb: {KINDS[kind]} p95, interleaved", pct(pooled, 0.95), "ms")
     figures.write(args.json_out)
     return 0
 
