@@ -110,6 +110,7 @@ COMMANDS: dict[str, str] = {
     "recall_scale": "python benchmarks/recall_scale.py",
     "recall_tokens": "python benchmarks/recall_tokens.py",
     "batch_ingest": "python benchmarks/batch_ingest.py",
+    "aof_fsync": "python benchmarks/aof_fsync.py --rounds 4",
     "engine_parity": "python benchmarks/engine_parity.py",
     "engine_reads": "python benchmarks/engine_reads.py --turns 5000 --queries 100",
     "nearest_crowding": "python benchmarks/nearest_crowding.py",

@@ -5,9 +5,10 @@ It listens on a Unix socket inside the home (`falkordb/server.sock`, in a 0700 f
 socket itself 0700), so only the home's owner reaches it and two homes never compete for a
 port; a TCP port on 127.0.0.1 opens only when asked (GRAPHMEM_EMBEDDED_PORT), for other tools.
 It requires a generated password kept in a 0600 file, and persists with an append-only file
-(`appendfsync everysec`). A write the client saw acknowledged has been
-written to the AOF through write(2) before the reply, so it survives `kill -9` of the server;
-only an OS crash or power loss can lose the last second (the fsync interval).
+under `appendfsync always`: Redis writes and fsyncs the AOF before it sends the replies, so a
+write the client saw acknowledged survives `kill -9` of the server and an OS crash. (Under
+`everysec` Redis may postpone the write(2) by up to 2 s while a background fsync runs, and
+reply anyway: an acknowledged write could then be lost to `kill -9`.)
 
 One module because starting, adopting, replacing and stopping the server are one protocol
 over the same files (the lock, the socket, the password, the pid): each step must see the
@@ -238,7 +239,7 @@ class EmbeddedServer:
             f'requirepass "{self.password()}"',
             f'dir "{self.data_dir}"',
             "appendonly yes",
-            "appendfsync everysec",
+            "appendfsync always",  # see the module docstring
             # Restarts replay the AOF's incremental part query by query; rewriting it into an
             # RDB base once it passes 16 MB keeps cold starts short.
             "auto-aof-rewrite-min-size 16mb",

@@ -213,3 +213,19 @@ def test_data_survives_kill_9(server: EmbeddedServer) -> None:
     store = open_store(settings)  # auto-restarts, replays the AOF before answering
     assert len(store.read("core/list_spaces")) == 50
     store.close()
+
+
+def test_the_server_fsyncs_its_append_only_file_before_it_replies(
+    server: EmbeddedServer,
+) -> None:
+    """`appendfsync always`: under `everysec` Redis may postpone the AOF write by up to 2 s
+    behind a slow background fsync and reply anyway, so an acknowledged write could be lost to
+    `kill -9` (test_crash.py's guarantee)."""
+    server.ensure_running()
+    client = server.client()
+    try:
+        pairs = client.execute("CONFIG", "GET", "append*")
+    finally:
+        client.close()
+    settings = dict(zip(pairs[::2], pairs[1::2], strict=True))
+    assert (settings["appendonly"], settings["appendfsync"]) == ("yes", "always")

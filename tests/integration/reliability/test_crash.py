@@ -2,9 +2,10 @@
 of a batch ingestion of each layer (turns, facts, tasks, trajectories).
 
 After a restart every acknowledged write is there (a write is acknowledged when its statement
-returned to the client; the embedded server has then written it to its append-only file), no
-change is half-applied (each layer's consistency rule holds), and running the same ingestion
-again finishes the job: the graph ends exactly as after an uninterrupted run, nothing twice.
+returned to the client; the embedded server has then written and fsynced it to its append-only
+file), no change is half-applied (each layer's consistency rule holds), and running the same
+ingestion again finishes the job: the graph ends exactly as after an uninterrupted run, nothing
+twice.
 """
 
 from __future__ import annotations
